@@ -1,0 +1,80 @@
+"""What the model reads: the system prompt with tool specs, the task, and observations."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..sandbox.tools import ToolResult, ToolSpec
+
+
+def _signature(spec: ToolSpec) -> str:
+    props = spec.parameters.get("properties", {})
+    required = set(spec.parameters.get("required", []))
+    args = ", ".join(name if name in required else f"{name}?" for name in props)
+    return f"{spec.name}({args})"
+
+
+def system_prompt(specs: Sequence[ToolSpec]) -> str:
+    tools = "\n".join(f"- {_signature(s)}: {s.description}" for s in specs)
+    return (
+        "You are a coding agent. You fix an issue in a small repository, which is your "
+        "current directory, by calling tools.\n"
+        "Answer every turn with exactly one tool call as a JSON object:\n"
+        '{"name": "<tool>", "arguments": {<argument>: <value>}}\n'
+        "Arguments marked ? are optional.\n\n"
+        f"Tools:\n{tools}\n\n"
+        "Work in this order: read the file named in the issue with read_file, change the "
+        "wrong line with edit (old must be copied exactly from the file, without the line "
+        "numbers), run_tests, and submit when the tests pass."
+    )
+
+
+def task_prompt(title: str, issue: str, files: Sequence[str] = ()) -> str:
+    listing = f"\n\nFiles in the repository: {', '.join(files)}" if files else ""
+    return (
+        f"Issue: {title}\n\n{issue.strip()}{listing}\n\n"
+        "Start by reading the file named in the issue."
+    )
+
+
+def observation(name: str, result: ToolResult, text: str, repeated: bool = False) -> str:
+    """`text` is the tool output already cut to the observation budget.
+
+    A small model under greedy decoding tends to repeat a failing call forever; saying so
+    in the observation changes the context enough for it to try something else.
+    """
+    if result.error:
+        head = f"Error from {name}:"
+        if repeated:
+            text += (
+                "\nThis is the same call as your previous one, which failed the same way; "
+                "do something different."
+            )
+    else:
+        head = f"Result of {name}:"
+    body = f"{head}\n{text}" if text else head
+    hint = next_step_hint(name, result)
+    return f"{body}\n\n{hint}" if hint else body
+
+
+def next_step_hint(name: str, result: ToolResult) -> str | None:
+    """A workflow hint after each observation, the same for every task.
+
+    Small models under greedy decoding otherwise tend to repeat their previous call (the
+    0.5B default re-read the same file for 12 steps without it).
+    """
+    if result.error:
+        return None
+    if name in ("read_file", "grep", "list_dir"):
+        return "Next: if you found the wrong line, fix it with edit; otherwise keep looking."
+    if name in ("edit", "write_file"):
+        return "Next: check the change with run_tests."
+    if name in ("run_tests", "run"):
+        if result.exit_code == 0:
+            return "Next: if this was run_tests and the tests pass, call submit."
+        return "Next: read the code the failure points at and fix it with edit."
+    return None
+
+
+def format_error_observation(message: str) -> str:
+    return f"Format error: {message}"

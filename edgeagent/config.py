@@ -1,0 +1,141 @@
+"""RunConfig: embedded defaults <- YAML file <- CLI overrides, checked into a frozen dataclass.
+
+Every bad value ends in a ConfigError naming the file, line and key and what would be valid.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .errors import ConfigError
+from .models import DEFAULT_MODEL
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    model: str = DEFAULT_MODEL
+    suite: str = "smoke"
+    tasks: tuple[str, ...] | None = None  # None: every task of the suite
+    out: str = "runs"
+    # agent limits; None takes the task's own limit, then the built-in default
+    max_steps: int | None = None
+    wall_s: float | None = None
+    command_timeout_s: float | None = None
+    max_context_tokens: int | None = None
+    max_format_errors: int = 3
+    max_new_tokens: int = 384
+    observation_tokens: int = 1024
+    grammar: bool = True
+    # engine
+    n_ctx: int = 8192
+    threads: int | None = None
+    gpu_layers: int = 0
+    seed: int = 0
+    temperature: float = 0.0
+    # meter
+    sample_interval_s: float = 0.1
+
+    def to_dict(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        d["tasks"] = list(self.tasks) if self.tasks is not None else None
+        return d
+
+
+_FIELDS = {f.name: f for f in dataclasses.fields(RunConfig)}
+_DEFAULT_STEPS = 20
+DEFAULT_WALL_S = 600.0
+DEFAULT_COMMAND_TIMEOUT_S = 60.0
+
+
+def _expected(name: str) -> str:
+    hint = str(_FIELDS[name].type)
+    for word, kind in (("bool", "true or false"), ("tuple", "a list of task ids"),
+                       ("int", "an integer"), ("float", "a number"), ("str", "a string")):
+        if word in hint:
+            return kind + (" or null" if "None" in hint else "")
+    return hint
+
+
+def _coerce(name: str, value: Any, where: str) -> Any:
+    hint = str(_FIELDS[name].type)
+    bad = ConfigError(f"{where}: key '{name}' must be {_expected(name)}, got {value!r}")
+    if value is None:
+        if "None" in hint:
+            return None
+        raise bad
+    if "bool" in hint:
+        if isinstance(value, bool):
+            return value
+        raise bad
+    if "tuple" in hint:
+        if isinstance(value, str):
+            value = [v for v in value.split(",") if v]
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return tuple(value)
+        raise bad
+    if "int" in hint and "float" not in hint:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise bad
+        if value < 0:
+            raise ConfigError(f"{where}: key '{name}' must not be negative, got {value}")
+        return value
+    if "float" in hint:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise bad
+        if value < 0:
+            raise ConfigError(f"{where}: key '{name}' must not be negative, got {value}")
+        return float(value)
+    if not isinstance(value, str) or not value:
+        raise bad
+    return value
+
+
+def _read_yaml(path: Path) -> tuple[dict[str, Any], dict[str, int]]:
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc.strerror or exc}") from exc
+    try:
+        node = yaml.compose(text)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f" line {mark.line + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ConfigError(f"{path}:{line} invalid YAML: {problem}") from exc
+    if data is None:
+        return {}, {}
+    if not isinstance(data, dict) or not isinstance(node, yaml.MappingNode):
+        raise ConfigError(f"{path}: the config must be a mapping of key: value lines")
+    lines = {k.value: k.start_mark.line + 1 for k, _ in node.value if hasattr(k, "value")}
+    return data, lines
+
+
+def load_config(path: Path | None = None, overrides: dict[str, Any] | None = None) -> RunConfig:
+    values: dict[str, Any] = {}
+    if path is not None:
+        data, lines = _read_yaml(path)
+        for key, value in data.items():
+            where = f"{path}:{lines.get(key, '?')}"
+            if key not in _FIELDS:
+                known = ", ".join(_FIELDS)
+                raise ConfigError(f"{where}: unknown key '{key}' (known keys: {known})")
+            values[key] = _coerce(key, value, where)
+    for key, value in (overrides or {}).items():
+        if value is not None:
+            values[key] = _coerce(key, value, f"--{key.replace('_', '-')}")
+    config = RunConfig(**values)
+    if config.max_steps == 0:
+        raise ConfigError("max_steps must be at least 1")
+    if config.n_ctx < 512:
+        raise ConfigError(f"n_ctx must be at least 512, got {config.n_ctx}")
+    return config
+
+
+def effective_max_steps(config: RunConfig, task_limit: int | None) -> int:
+    return config.max_steps or task_limit or _DEFAULT_STEPS

@@ -1,0 +1,91 @@
+"""Headless console: one line per step, one per task, a final summary; or JSON lines."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+from typing import TextIO
+
+from .events import Event, RunFinished, RunStarted, StepRecord, TaskRecord, TaskStarted
+
+
+def _tok_s(tokens: int, ms: float) -> str:
+    return f"{tokens / (ms / 1000):5.1f}" if ms > 0 and tokens > 0 else "    -"
+
+
+def step_line(s: StepRecord) -> str:
+    action = s.action_name or "FORMAT-ERROR"
+    exit_code = "" if s.tool_exit_code is None else f" exit {s.tool_exit_code}"
+    flag = " !" if s.tool_error and s.action_name else ""
+    # decode tok/s counts the tokens produced after the first one (TPOT convention)
+    return (
+        f"[{s.task_id}] step {s.step + 1:>2} {action:<12} "
+        f"ctx {s.context_tokens:>5} reused {s.reused_tokens:>5} prefill {s.prefill_tokens:>4} | "
+        f"prefill {s.prefill_ms:7.0f} ms | "
+        f"decode {_tok_s(s.decoded_tokens - 1, s.decode_ms)} tok/s "
+        f"({s.decoded_tokens:>3} tok) | tool {s.tool_ms:6.0f} ms{exit_code}{flag}"
+    )
+
+
+def task_line(t: TaskRecord) -> str:
+    energy = (
+        f"{t.energy_j:.1f} J" if t.energy_j is not None else f"energy n/a ({t.energy_null_reason})"
+    )
+    return (
+        f"[{t.task_id}] {t.outcome.upper()} ({t.termination}) in {t.steps} steps, "
+        f"{t.wall_ms / 1000:.1f} s: prefill {t.prefill_ms / 1000:.1f} s, "
+        f"decode {t.decode_ms / 1000:.1f} s, tool {t.tool_ms / 1000:.1f} s; "
+        f"{t.prefill_tokens} prefilled / {t.decoded_tokens} decoded tokens; {energy}"
+    )
+
+
+def summary_lines(r: RunFinished, run_dir: str | None) -> list[str]:
+    n = len(r.tasks)
+    resolved = sum(1 for t in r.tasks if t.outcome == "resolved")
+    lines = [
+        f"run {r.run_id}: {r.status}, {resolved}/{n} resolved, "
+        f"{sum(t.steps for t in r.tasks)} steps, {r.wall_ms / 1000:.1f} s"
+    ]
+    if run_dir:
+        lines.append(f"results: {run_dir}  (edgeagent report {run_dir})")
+    return lines
+
+
+class ConsolePrinter:
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self.stream = stream or sys.stdout
+        self.run_dir: str | None = None
+
+    def _print(self, line: str) -> None:
+        print(line, file=self.stream, flush=True)
+
+    def emit(self, event: Event) -> None:
+        if isinstance(event, RunStarted):
+            model = event.provenance.get("model", {})
+            self.run_dir = event.run_dir
+            self._print(
+                f"run {event.run_id}: suite {event.suite} ({len(event.task_ids)} tasks), "
+                f"model {model.get('name') or model.get('path')}, "
+                f"{model.get('n_threads')} threads, n_ctx {model.get('n_ctx')}"
+            )
+        elif isinstance(event, TaskStarted):
+            self._print(f"[{event.task_id}] {event.title}")
+        elif isinstance(event, StepRecord):
+            self._print(step_line(event))
+        elif isinstance(event, TaskRecord):
+            self._print(task_line(event))
+        elif isinstance(event, RunFinished):
+            for line in summary_lines(event, self.run_dir):
+                self._print(line)
+
+
+class JsonPrinter:
+    """Machine-readable events, one JSON object per line, with an `event` type field."""
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self.stream = stream or sys.stdout
+
+    def emit(self, event: Event) -> None:
+        record = {"event": type(event).__name__, **dataclasses.asdict(event)}
+        print(json.dumps(record, default=str), file=self.stream, flush=True)

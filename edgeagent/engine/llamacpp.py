@@ -1,0 +1,287 @@
+"""In-process llama.cpp engine: our own timing around llama-cpp-python's token generator.
+
+`Llama.generate()` is driven directly (not `create_chat_completion`) so that we take the
+timestamps: its first yield comes after the prompt suffix is evaluated and the first token
+sampled (TTFT); each later yield is one decode step. It keeps one sampler, and so one grammar
+state, for the whole generation (see shared/docs/llama-cpp-notes.md, 1-2), and it evaluates
+only the prompt past the longest common prefix with the KV cache, which we account for here
+with the same rule it applies.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from ..errors import ModelError
+from .base import ContextOverflow, EngineError, Generation, Message
+from .chat_template import CHATML_TEMPLATE, ChatTemplate
+
+# GGUF general.file_type -> quantisation name (llama.cpp's llama_ftype)
+_FILE_TYPES = {
+    0: "F32", 1: "F16", 2: "Q4_0", 3: "Q4_1", 7: "Q8_0", 8: "Q5_0", 9: "Q5_1",
+    10: "Q2_K", 11: "Q3_K_S", 12: "Q3_K_M", 13: "Q3_K_L", 14: "Q4_K_S", 15: "Q4_K_M",
+    16: "Q5_K_S", 17: "Q5_K_M", 18: "Q6_K", 32: "BF16",
+}
+
+
+def _cpu_has_amx() -> bool:
+    try:
+        return " amx" in Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return False
+
+
+def check_build_is_safe(system_info: str) -> None:
+    """A native llama.cpp build crashes on AMX CPUs at the first quantised decode."""
+    if _cpu_has_amx() and "AMX_INT8 = 1" in system_info:
+        raise ModelError(
+            "llama-cpp-python was built with AMX kernels, which crash on this CPU: reinstall it "
+            'with CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install --no-cache-dir --force-reinstall '
+            "llama-cpp-python"
+        )
+
+
+class LlamaCppEngine:
+    """One loaded model and its KV cache; generations reuse the cached prompt prefix."""
+
+    def __init__(
+        self,
+        model_path: Path,
+        *,
+        n_ctx: int = 8192,
+        n_threads: int | None = None,
+        n_gpu_layers: int = 0,
+        seed: int = 0,
+        temperature: float = 0.0,
+        n_batch: int = 512,
+    ) -> None:
+        import llama_cpp
+
+        self._llama_cpp = llama_cpp
+        system_info = llama_cpp.llama_print_system_info().decode(errors="replace").strip()
+        check_build_is_safe(system_info)
+        self.model_path = Path(model_path)
+        self.n_threads = n_threads or max(1, os.cpu_count() or 1)
+        self.n_gpu_layers = n_gpu_layers
+        self.seed = seed
+        self.temperature = temperature
+        t0 = time.monotonic_ns()
+        try:
+            self.llm = llama_cpp.Llama(
+                model_path=str(self.model_path),
+                n_ctx=n_ctx,
+                n_threads=self.n_threads,
+                n_threads_batch=self.n_threads,
+                n_gpu_layers=n_gpu_layers,
+                n_batch=n_batch,
+                seed=seed,
+                verbose=False,
+            )
+        except (ValueError, RuntimeError, OSError) as exc:
+            raise ModelError(
+                f"cannot load model {self.model_path}: {exc} (is it a complete GGUF file? "
+                "re-download it with `edgeagent models pull NAME`)"
+            ) from exc
+        self.load_ms = (time.monotonic_ns() - t0) / 1e6
+        self.n_ctx = self.llm.n_ctx()
+        self.system_info = system_info
+        self._vocab = self.llm._model.vocab
+        meta = self.llm.metadata
+        self._meta = meta
+        bos = self._token_text(self.llm.token_bos())
+        eos = self._token_text(self.llm.token_eos())
+        template = meta.get("tokenizer.chat_template")
+        self.template_source = "gguf" if template else "chatml-fallback"
+        self.template = ChatTemplate(template or CHATML_TEMPLATE, bos_token=bos, eos_token=eos)
+        self._bos_text = bos
+        self._add_bos = self.llm._model.add_bos_token()
+        self._grammars: dict[str, Any] = {}
+        self._kv_bytes_per_token = self._kv_bytes_per_token_from_metadata()
+
+    # -- provenance ---------------------------------------------------------------------
+    def _token_text(self, token: int) -> str:
+        if token < 0:
+            return ""
+        return self.llm.detokenize([token], special=True).decode(errors="replace")
+
+    def _meta_int(self, key: str, default: int | None = None) -> int | None:
+        value = self._meta.get(key)
+        try:
+            return int(value) if value is not None else default
+        except ValueError:
+            return default
+
+    def _kv_bytes_per_token_from_metadata(self) -> int:
+        """K and V per token: layers x kv heads x (key dim + value dim) x 2 bytes (f16 cache)."""
+        arch = self._meta.get("general.architecture", "")
+        n_layer = self._meta_int(f"{arch}.block_count", 0) or 0
+        n_head = self._meta_int(f"{arch}.attention.head_count", 1) or 1
+        n_head_kv = self._meta_int(f"{arch}.attention.head_count_kv", n_head) or n_head
+        n_embd = self._meta_int(f"{arch}.embedding_length", 0) or 0
+        k_dim = self._meta_int(f"{arch}.attention.key_length", n_embd // n_head) or 0
+        v_dim = self._meta_int(f"{arch}.attention.value_length", n_embd // n_head) or 0
+        return n_layer * n_head_kv * (k_dim + v_dim) * 2
+
+    def provenance(self) -> dict[str, Any]:
+        lc = self._llama_cpp
+        model = self.llm._model.model
+        file_type = self._meta_int("general.file_type")
+        arch = self._meta.get("general.architecture")
+        return {
+            "backend": "llama.cpp (llama-cpp-python, in process)",
+            "llama_cpp_python": getattr(lc, "__version__", None),
+            "model_path": str(self.model_path),
+            "model_name": self._meta.get("general.name"),
+            "architecture": arch,
+            "parameters": int(lc.llama_model_n_params(model)),
+            "model_size_bytes": int(lc.llama_model_size(model)),
+            "quantization": _FILE_TYPES.get(file_type, f"file_type {file_type}")
+            if file_type is not None
+            else None,
+            "n_ctx": self.n_ctx,
+            "n_ctx_train": self._meta_int(f"{arch}.context_length"),
+            "n_threads": self.n_threads,
+            "n_gpu_layers": self.n_gpu_layers,
+            "seed": self.seed,
+            "temperature": self.temperature,
+            "sampling": "greedy" if self.temperature == 0 else f"temperature {self.temperature}",
+            "kv_bytes_per_token": self._kv_bytes_per_token,
+            "chat_template": self.template_source,
+            "load_ms": self.load_ms,
+            "system_info": self.system_info,
+        }
+
+    # -- tokens -------------------------------------------------------------------------
+    def _tokenize(self, text: str, first: bool) -> list[int]:
+        # a template that writes the BOS text itself must not get a second one
+        has_bos = bool(self._bos_text) and text.startswith(self._bos_text)
+        add_bos = first and self._add_bos and not has_bos
+        return self.llm.tokenize(text.encode(), add_bos=add_bos, special=True)
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.llm.tokenize(text.encode(), add_bos=False, special=False))
+
+    def truncate_to_tokens(self, text: str, max_tokens: int) -> str:
+        """Keep the head and the tail of `text` within `max_tokens`, with a marker between."""
+        ids = self.llm.tokenize(text.encode(), add_bos=False, special=False)
+        if len(ids) <= max_tokens:
+            return text
+        keep = max(0, max_tokens - 16)  # room for the marker
+        head, tail = ids[: keep * 2 // 3], ids[len(ids) - (keep - keep * 2 // 3) :]
+        dropped = len(ids) - len(head) - len(tail)
+        detok = self.llm.detokenize
+        return (
+            detok(head).decode(errors="replace")
+            + f"\n[... {dropped} tokens truncated ...]\n"
+            + detok(tail).decode(errors="replace")
+        )
+
+    def prompt_tokens(self, messages: list[Message]) -> list[int]:
+        return self.template.render_tokens(messages, self._tokenize)
+
+    def _grammar(self, gbnf: str) -> Any:
+        grammar = self._grammars.get(gbnf)
+        if grammar is None:
+            grammar = self._llama_cpp.LlamaGrammar.from_string(gbnf, verbose=False)
+            self._grammars[gbnf] = grammar
+        return grammar
+
+    def _reused_prefix(self, prompt: list[int]) -> int:
+        """The number of prompt tokens Llama.generate will keep in the KV cache (its own rule)."""
+        llm = self.llm
+        if llm.n_tokens == 0:
+            return 0
+        common = 0
+        for a, b in zip(llm._input_ids, prompt, strict=False):
+            if a != b:
+                break
+            common += 1
+        if common == len(prompt):
+            # generate() replays the last prompt token to refresh the logits
+            return common - 1
+        return common
+
+    # -- generation ---------------------------------------------------------------------
+    def generate(
+        self,
+        messages: list[Message],
+        *,
+        max_tokens: int,
+        grammar: str | None = None,
+        max_context_tokens: int | None = None,
+    ) -> Generation:
+        lc = self._llama_cpp
+        llm = self.llm
+        t_start = time.monotonic_ns()
+        prompt = self.prompt_tokens(messages)
+        limit = min(self.n_ctx, max_context_tokens or self.n_ctx)
+        if len(prompt) + max_tokens > limit:
+            raise ContextOverflow(len(prompt) + max_tokens, limit)
+        reused = self._reused_prefix(prompt)
+        sampler_grammar = self._grammar(grammar) if grammar else None
+        ctx = llm._ctx.ctx
+        lc.llama_perf_context_reset(ctx)
+        out: list[int] = []
+        times: list[int] = []
+        finish = "length"
+        perf_prefill: tuple[float, float] | None = None
+        t_prefill = time.monotonic_ns()
+        stream = llm.generate(
+            prompt,
+            temp=self.temperature,
+            top_k=40,
+            top_p=0.95,
+            min_p=0.05,
+            repeat_penalty=1.0,
+            reset=True,
+            grammar=sampler_grammar,
+        )
+        try:
+            for token in stream:
+                times.append(time.monotonic_ns())
+                if not out and perf_prefill is None:
+                    perf = lc.llama_perf_context(ctx)
+                    perf_prefill = (perf.t_p_eval_ms + perf.t_eval_ms, perf.t_eval_ms)
+                if lc.llama_vocab_is_eog(self._vocab, token):
+                    finish = "stop"
+                    break
+                out.append(token)
+                if len(out) >= max_tokens:
+                    break
+        except (RuntimeError, ValueError, OSError) as exc:
+            raise EngineError(f"llama.cpp failed while generating: {exc}") from exc
+        finally:
+            stream.close()
+        if not times:
+            raise EngineError("llama.cpp produced no token")
+        perf = lc.llama_perf_context(ctx)
+        engine_prefill_ms = perf_prefill[0] if perf_prefill else None
+        engine_decode_ms = (
+            perf.t_p_eval_ms + perf.t_eval_ms - perf_prefill[0] if perf_prefill else None
+        )
+        text = llm.detokenize(out).decode(errors="replace")
+        return Generation(
+            text=text,
+            tokens=tuple(out),
+            finish_reason=finish,
+            context_tokens=len(prompt),
+            reused_tokens=reused,
+            prefill_tokens=len(prompt) - reused,
+            decoded_tokens=len(times),
+            t_start_ns=t_start,
+            t_prefill_start_ns=t_prefill,
+            t_first_token_ns=times[0],
+            t_end_ns=times[-1],
+            token_times_ns=tuple(times),
+            engine_prefill_ms=engine_prefill_ms,
+            engine_decode_ms=engine_decode_ms,
+            kv_cache_bytes=(len(prompt) + len(out)) * self._kv_bytes_per_token,
+        )
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.llm.close()

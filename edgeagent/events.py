@@ -1,0 +1,149 @@
+"""The records that flow from the runner and agent loop to the store, console and TUI.
+
+Every consumer subscribes to the same events through an EventSink, so headless and TUI runs
+produce identical results. Timestamps are `time.monotonic_ns()` (for durations) plus
+`time.time()` wall seconds (for humans), both taken by the producer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True)
+class PhaseEnergy:
+    """Energy over one phase interval; joules is None with a reason when no sensor covers it."""
+
+    joules: float | None
+    source: str | None = None
+    scope: str | None = None
+    null_reason: str | None = "no power source"
+
+
+@dataclass(frozen=True)
+class StepRecord:
+    task_id: str
+    attempt: int
+    step: int
+    # monotonic ns edges of the phases
+    t_start_ns: int
+    t_first_token_ns: int
+    t_decode_end_ns: int
+    t_tool_start_ns: int
+    t_tool_end_ns: int
+    wall_start: float
+    # tokens
+    context_tokens: int
+    reused_tokens: int
+    prefill_tokens: int
+    decoded_tokens: int
+    # engine timings (ms)
+    prefill_ms: float
+    ttft_ms: float
+    decode_ms: float
+    tpot_ms: float | None
+    sample_ms: float | None
+    kv_cache_bytes: int
+    spec_drafted: int | None
+    spec_accepted: int | None
+    # action
+    action_name: str | None
+    action_args: dict[str, Any] | None
+    format_error: str | None
+    raw_output: str
+    observation: str
+    # tool
+    tool_exit_code: int | None
+    tool_ms: float
+    tool_error: bool
+    observation_tokens: int
+    observation_truncated: bool
+    per_token_ms: tuple[float, ...] = ()
+    # retrieval (split into embed / search / rerank once retrieval exists)
+    retrieval_embed_ms: float | None = None
+    retrieval_search_ms: float | None = None
+    retrieval_rerank_ms: float | None = None
+    # meter (filled by attribution)
+    energy_prefill: PhaseEnergy = field(default_factory=lambda: PhaseEnergy(None))
+    energy_decode: PhaseEnergy = field(default_factory=lambda: PhaseEnergy(None))
+    energy_tool: PhaseEnergy = field(default_factory=lambda: PhaseEnergy(None))
+    cpu_percent: float | None = None
+    rss_bytes: int | None = None
+    max_temp_c: float | None = None
+
+    @property
+    def step_ms(self) -> float:
+        return (self.t_tool_end_ns - self.t_start_ns) / 1e6
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class TaskRecord:
+    task_id: str
+    attempt: int
+    outcome: str  # resolved | unresolved | error
+    termination: str  # submitted | max_steps | context_overflow | wall_timeout | ...
+    steps: int
+    wall_ms: float
+    context_tokens_final: int
+    prefill_tokens: int
+    decoded_tokens: int
+    reused_tokens: int
+    prefill_ms: float
+    decode_ms: float
+    tool_ms: float
+    format_errors: int
+    energy_j: float | None
+    energy_null_reason: str | None
+    grading_output: str
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class RunStarted:
+    run_id: str
+    run_dir: str
+    suite: str
+    task_ids: tuple[str, ...]
+    provenance: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class TaskStarted:
+    task_id: str
+    attempt: int
+    title: str
+    system_prompt: str
+    task_prompt: str
+
+
+@dataclass(frozen=True)
+class RunFinished:
+    run_id: str
+    status: str  # complete | interrupted | failed
+    tasks: tuple[TaskRecord, ...]
+    wall_ms: float
+
+
+Event = RunStarted | TaskStarted | StepRecord | TaskRecord | RunFinished
+
+
+class EventSink(Protocol):
+    def emit(self, event: Event) -> None: ...
+
+
+class FanOut:
+    """Sends each event to every subscriber, in order."""
+
+    def __init__(self, *sinks: EventSink) -> None:
+        self.sinks = list(sinks)
+
+    def emit(self, event: Event) -> None:
+        for sink in self.sinks:
+            sink.emit(event)

@@ -1,0 +1,252 @@
+"""Background sampling of CPU, memory, temperature and power with monotonic timestamps.
+
+One daemon thread per run reads everything every `interval_s`; phases are attributed
+afterwards from the recorded samples (the engine never waits on a sensor).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+from types import TracebackType
+
+import psutil
+
+from edgeagent.events import PhaseEnergy
+from edgeagent.meter.energy import Source, attribute_energy, is_energy_counter, read_source
+
+# Plausible die/board temperatures: sysfs reports sentinels such as -273 or 255 for
+# absent probes, which are not measurements.
+_TEMP_RANGE_C = (-40.0, 150.0)
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    """One reading of everything, taken at t_ns (time.monotonic_ns)."""
+
+    t_ns: int
+    # This process only (not its child processes, e.g. the sandboxed tool commands), since
+    # the previous sample, in percent of one logical CPU: it can exceed 100 with threads.
+    cpu_percent: float | None
+    rss_bytes: int | None
+    # The first source's power in watts (for a counter: derived from the previous sample).
+    power_w: float | None
+    temp_c: float | None  # hottest sensor psutil reports
+    # (source name, value) for every source: watts, or cumulative joules for a counter.
+    readings: tuple[tuple[str, float | None], ...] = ()
+
+
+@dataclass(frozen=True)
+class WindowStats:
+    cpu_percent_mean: float | None
+    rss_bytes_max: int | None
+    temp_c_max: float | None
+    samples: int  # samples inside the window; 1 when the nearest one stood in
+
+
+def max_temperature_c() -> float | None:
+    read = getattr(psutil, "sensors_temperatures", None)  # absent on macOS and Windows
+    if read is None:
+        return None
+    try:
+        sensors = read()
+    except Exception:  # noqa: BLE001 - an odd hwmon driver must not stop sampling
+        return None
+    lo, hi = _TEMP_RANGE_C
+    values = [
+        e.current
+        for entries in sensors.values()
+        for e in entries
+        if e.current is not None and lo < e.current < hi
+    ]
+    return max(values) if values else None
+
+
+class Sampler:
+    """Samples this process and the power sources every interval_s on a daemon thread.
+
+    Memory is bounded: the newest `history_s` seconds of samples are kept (default two
+    hours, 72,000 samples at 0.1 s, about 15 MB at most) because phases are attributed
+    right after each step, so older samples are not needed.
+    """
+
+    def __init__(
+        self,
+        interval_s: float = 0.1,
+        sources: Sequence[Source] = (),
+        *,
+        history_s: float = 2 * 3600,
+    ) -> None:
+        if interval_s <= 0:
+            raise ValueError(f"interval_s must be positive, got {interval_s}")
+        self.interval_s = interval_s
+        self.sources: tuple[Source, ...] = tuple(sources)
+        self._samples: deque[Sample] = deque(maxlen=max(2, math.ceil(history_s / interval_s)))
+        self._lock = threading.Lock()  # guards _samples
+        self._read_lock = threading.Lock()  # psutil.Process is not safe across threads
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._process = psutil.Process()
+        self._last_counter: dict[str, tuple[int, float]] = {}
+
+    # --- lifecycle -----------------------------------------------------------------
+
+    def start(self) -> Sampler:
+        if self._thread is not None:
+            raise RuntimeError("Sampler already started")
+        # cpu_percent measures since its previous call; the first call only sets the origin.
+        self._process.cpu_percent(None)
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._run, name="edgeagent-sampler", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop the thread and take a closing sample so the last phase has a right edge."""
+        thread, self._thread = self._thread, None
+        if thread is None:
+            return
+        self._stop.set()
+        thread.join(timeout=max(5.0, 10 * self.interval_s))
+        self.sample_now()
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def __enter__(self) -> Sampler:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    def _run(self) -> None:
+        # Deadlines on a fixed grid keep the rate steady however long a read takes.
+        next_t = time.monotonic()
+        while not self._stop.is_set():
+            self.sample_now()
+            next_t += self.interval_s
+            delay = next_t - time.monotonic()
+            if delay < 0:  # fell behind (suspend, slow sensor): resume from now
+                next_t, delay = time.monotonic(), 0.0
+            self._stop.wait(delay)
+
+    # --- reading -------------------------------------------------------------------
+
+    def sample_now(self) -> Sample:
+        """Take and record one sample right away (also usable at phase edges)."""
+        with self._read_lock:
+            try:
+                cpu: float | None = self._process.cpu_percent(None)
+                rss: int | None = self._process.memory_info().rss
+            except psutil.Error:
+                cpu, rss = None, None
+            temp = max_temperature_c()
+            t_ns = time.monotonic_ns()
+            readings = tuple((s.name, read_source(s)) for s in self.sources)
+            power = self._primary_watts(t_ns, readings)
+            sample = Sample(t_ns, cpu, rss, power, temp, readings)
+            with self._lock:
+                self._samples.append(sample)
+        return sample
+
+    def _primary_watts(
+        self, t_ns: int, readings: tuple[tuple[str, float | None], ...]
+    ) -> float | None:
+        if not self.sources:
+            return None
+        source, (_, value) = self.sources[0], readings[0]
+        if not is_energy_counter(source) or value is None:
+            return value
+        previous = self._last_counter.get(source.name)
+        self._last_counter[source.name] = (t_ns, value)
+        if previous is None or t_ns <= previous[0]:
+            return None
+        delta = value - previous[1]
+        if delta < 0:
+            wrap = getattr(source, "wrap_joules", None)
+            if wrap is None:
+                return None
+            delta += wrap
+        return delta / ((t_ns - previous[0]) / 1e9)
+
+    # --- queries (thread-safe) -----------------------------------------------------
+
+    def samples(self) -> list[Sample]:
+        with self._lock:
+            return list(self._samples)
+
+    def samples_between(self, t0_ns: int, t1_ns: int) -> list[Sample]:
+        """Samples with t0_ns <= t_ns <= t1_ns, oldest first."""
+        out: list[Sample] = []
+        with self._lock:
+            # Windows asked about are recent, so walk from the newest end.
+            for s in reversed(self._samples):
+                if s.t_ns < t0_ns:
+                    break
+                if s.t_ns <= t1_ns:
+                    out.append(s)
+        out.reverse()
+        return out
+
+    def samples_covering(self, t0_ns: int, t1_ns: int) -> list[Sample]:
+        """The window's samples plus the nearest one on each side, for edge interpolation."""
+        out: list[Sample] = []
+        after: Sample | None = None
+        with self._lock:
+            for s in reversed(self._samples):
+                if s.t_ns > t1_ns:
+                    after = s
+                    continue
+                out.append(s)
+                if s.t_ns < t0_ns:
+                    break
+        out.reverse()
+        if after is not None:
+            out.append(after)
+        return out
+
+    def window_stats(self, t0_ns: int, t1_ns: int) -> WindowStats:
+        """CPU mean, RSS max and temperature max over a window.
+
+        A window shorter than the interval may hold no sample; the one nearest its middle
+        then stands in, since a phase that short cannot change them much.
+        """
+        inside = self.samples_between(t0_ns, t1_ns)
+        if not inside:
+            nearest = self._nearest((t0_ns + t1_ns) // 2)
+            inside = [nearest] if nearest is not None else []
+        cpus = [s.cpu_percent for s in inside if s.cpu_percent is not None]
+        rss = [s.rss_bytes for s in inside if s.rss_bytes is not None]
+        temps = [s.temp_c for s in inside if s.temp_c is not None]
+        return WindowStats(
+            cpu_percent_mean=sum(cpus) / len(cpus) if cpus else None,
+            rss_bytes_max=max(rss) if rss else None,
+            temp_c_max=max(temps) if temps else None,
+            samples=len(inside),
+        )
+
+    def _nearest(self, t_ns: int) -> Sample | None:
+        best: Sample | None = None
+        with self._lock:
+            for s in reversed(self._samples):
+                if best is None or abs(s.t_ns - t_ns) < abs(best.t_ns - t_ns):
+                    best = s
+                elif s.t_ns < t_ns:
+                    break  # older samples are only farther away
+        return best
+
+    def attribute_energy(self, t0_ns: int, t1_ns: int, source: Source | None = None) -> PhaseEnergy:
+        """Energy over [t0, t1] from source (default: the first source; null without one)."""
+        if source is None and self.sources:
+            source = self.sources[0]
+        return attribute_energy(self.samples_covering(t0_ns, t1_ns), t0_ns, t1_ns, source)

@@ -1,0 +1,106 @@
+"""Plain-text summary of one run directory, read from its run.db."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .store import open_run_db
+
+
+def _pct(part: float, whole: float) -> str:
+    return f"{100 * part / whole:4.1f}%" if whole > 0 else "   -"
+
+
+def _ms_s(ms: float | None) -> str:
+    return f"{ms / 1000:.1f}" if ms is not None else "-"
+
+
+def render_report(run_dir: Path) -> str:
+    db = open_run_db(run_dir)
+    try:
+        run = db.execute("SELECT * FROM runs").fetchone()
+        tasks = db.execute("SELECT * FROM tasks ORDER BY rowid").fetchall()
+        step_rows = db.execute(
+            "SELECT task_id, count(*) AS n, sum(prefill_tokens) AS prefilled,"
+            " max(context_tokens) AS ctx, sum(sample_ms) AS sample_ms,"
+            " sum(CASE WHEN format_error IS NOT NULL THEN 1 ELSE 0 END) AS fmt"
+            " FROM steps GROUP BY task_id"
+        ).fetchall()
+    finally:
+        db.close()
+    lines: list[str] = []
+    if run is None:
+        return f"{run_dir}: the run never started (no run record)"
+    prov = json.loads(run["provenance_json"] or "{}")
+    model = prov.get("model", {})
+    device = prov.get("device", {})
+    status = run["status"]
+    if status == "running":
+        status = "incomplete (the process ended before the run finished; steps below were kept)"
+    lines.append(f"run {run['run_id']}  [{status}]")
+    lines.append(
+        f"model  {model.get('name') or model.get('path')}  {model.get('quantization') or ''}  "
+        f"sha256 {str(model.get('sha256', ''))[:12]}  n_ctx {model.get('n_ctx')}  "
+        f"threads {model.get('n_threads')}"
+    )
+    lines.append(
+        f"device {device.get('cpu_model')}  {device.get('cpu_logical_cores')} cpus  "
+        f"{device.get('os')} {device.get('kernel')}"
+    )
+    lines.append(f"suite  {run['suite']}")
+    lines.append("")
+    header = (
+        f"{'task':<14} {'outcome':<10} {'termination':<16} {'steps':>5} {'wall s':>7} "
+        f"{'ctx':>6} {'prefill tok':>11} {'decode tok':>10} {'reused tok':>10} "
+        f"{'prefill':>13} {'decode':>13} {'tool':>13} {'energy':>8}"
+    )
+    lines.append(header)
+    lines.append("-" * len(header))
+    by_task = {r["task_id"]: r for r in step_rows}
+    total = {"wall": 0.0, "prefill": 0.0, "decode": 0.0, "tool": 0.0, "pt": 0, "dt": 0, "rt": 0}
+    seen = set()
+    for t in tasks:
+        seen.add(t["task_id"])
+        wall = t["wall_ms"]
+        energy = f"{t['energy_j']:.1f} J" if t["energy_j"] is not None else "n/a"
+        lines.append(
+            f"{t['task_id']:<14} {t['outcome']:<10} {t['termination']:<16} {t['steps']:>5} "
+            f"{wall / 1000:>7.1f} {t['context_tokens_final']:>6} {t['prefill_tokens']:>11} "
+            f"{t['decoded_tokens']:>10} {t['reused_tokens']:>10} "
+            f"{_ms_s(t['prefill_ms']):>6}s {_pct(t['prefill_ms'], wall)} "
+            f"{_ms_s(t['decode_ms']):>6}s {_pct(t['decode_ms'], wall)} "
+            f"{_ms_s(t['tool_ms']):>6}s {_pct(t['tool_ms'], wall)} {energy:>8}"
+        )
+        total["wall"] += wall
+        total["prefill"] += t["prefill_ms"]
+        total["decode"] += t["decode_ms"]
+        total["tool"] += t["tool_ms"]
+        total["pt"] += t["prefill_tokens"]
+        total["dt"] += t["decoded_tokens"]
+        total["rt"] += t["reused_tokens"]
+    for task_id, r in by_task.items():
+        if task_id not in seen:
+            lines.append(f"{task_id:<14} {'(unfinished)':<10} {'':<16} {r['n']:>5}  steps kept")
+    lines.append("-" * len(header))
+    resolved = sum(1 for t in tasks if t["outcome"] == "resolved")
+    lines.append(
+        f"{'total':<14} {f'{resolved}/{len(tasks)} res.':<10} {'':<16} "
+        f"{sum(t['steps'] for t in tasks):>5} {total['wall'] / 1000:>7.1f} {'':>6} "
+        f"{total['pt']:>11} {total['dt']:>10} {total['rt']:>10} "
+        f"{_ms_s(total['prefill']):>6}s {_pct(total['prefill'], total['wall'])} "
+        f"{_ms_s(total['decode']):>6}s {_pct(total['decode'], total['wall'])} "
+        f"{_ms_s(total['tool']):>6}s {_pct(total['tool'], total['wall'])}"
+    )
+    lines.append("")
+    rate = lambda tok, ms: f"{tok / (ms / 1000):.1f} tok/s" if ms else "-"  # noqa: E731
+    lines.append(
+        f"throughput: prefill {rate(total['pt'], total['prefill'])}, "
+        f"decode {rate(total['dt'], total['decode'])} (wall time of whole phases)"
+    )
+    fmt = sum(r["fmt"] for r in step_rows)
+    lines.append(f"format errors: {fmt}")
+    nulls = {t["energy_null_reason"] for t in tasks if t["energy_j"] is None}
+    if nulls:
+        lines.append(f"energy: not measured ({'; '.join(sorted(n for n in nulls if n))})")
+    return "\n".join(lines)

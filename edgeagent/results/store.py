@@ -1,0 +1,207 @@
+"""The run directory: run.db (SQLite, WAL, one commit per step), config.yaml, trajectories/.
+
+The store is an event sink. Each step is committed as it completes and each trajectory line
+is flushed as it is written, so a crash or Ctrl-C loses at most the step in progress.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..errors import StoreError
+from ..events import (
+    Event,
+    PhaseEnergy,
+    RunFinished,
+    RunStarted,
+    StepRecord,
+    TaskRecord,
+    TaskStarted,
+)
+
+SCHEMA_VERSION = 1
+
+# StepRecord fields that go to the trajectory file only (large or per-token)
+_TRAJECTORY_ONLY = {"observation", "per_token_ms"}
+
+
+def _step_columns() -> list[tuple[str, str]]:
+    cols: list[tuple[str, str]] = []
+    hints = {f.name: f.type for f in dataclasses.fields(StepRecord)}
+    for name, hint in hints.items():
+        if name in _TRAJECTORY_ONLY:
+            continue
+        hint = str(hint)
+        if hint == "PhaseEnergy":
+            cols += [
+                (f"{name}_j", "REAL"),
+                (f"{name}_source", "TEXT"),
+                (f"{name}_scope", "TEXT"),
+                (f"{name}_null_reason", "TEXT"),
+            ]
+        elif name == "action_args":
+            cols.append(("action_args_json", "TEXT"))
+        elif "float" in hint:
+            cols.append((name, "REAL"))
+        elif "int" in hint or "bool" in hint:
+            cols.append((name, "INTEGER"))
+        else:
+            cols.append((name, "TEXT"))
+    return cols
+
+
+STEP_COLUMNS = _step_columns()
+TASK_COLUMNS = [f.name for f in dataclasses.fields(TaskRecord)]
+
+
+def _step_row(step: StepRecord) -> list[Any]:
+    row: list[Any] = []
+    for f in dataclasses.fields(step):
+        if f.name in _TRAJECTORY_ONLY:
+            continue
+        value = getattr(step, f.name)
+        if isinstance(value, PhaseEnergy):
+            row += [value.joules, value.source, value.scope, value.null_reason]
+        elif f.name == "action_args":
+            row.append(json.dumps(value) if value is not None else None)
+        else:
+            row.append(value)
+    return row
+
+
+def _schema_sql() -> str:
+    step_cols = ", ".join(f"{n} {t}" for n, t in STEP_COLUMNS)
+    task_cols = ", ".join(TASK_COLUMNS)
+    return f"""
+    CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
+    CREATE TABLE IF NOT EXISTS runs (
+        run_id TEXT PRIMARY KEY, suite TEXT, status TEXT NOT NULL,
+        started_wall REAL, finished_wall REAL, wall_ms REAL,
+        task_ids_json TEXT, provenance_json TEXT
+    );
+    CREATE TABLE IF NOT EXISTS steps ({step_cols}, PRIMARY KEY (task_id, attempt, step));
+    CREATE TABLE IF NOT EXISTS tasks ({task_cols}, PRIMARY KEY (task_id, attempt));
+    """
+
+
+def make_run_dir(out: Path, label: str) -> Path:
+    """A new, uniquely named directory under `out`; clear error when it cannot be made."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        for n in range(1000):
+            name = f"{stamp}-{label}" + (f"-{n}" if n else "")
+            path = out / name
+            try:
+                path.mkdir()
+                return path
+            except FileExistsError:
+                continue
+    except OSError as exc:
+        raise StoreError(
+            f"cannot create a run directory in {out}: {exc.strerror or exc} "
+            "(choose a writable directory with --out)"
+        ) from exc
+    raise StoreError(f"too many runs named {stamp}-{label} in {out} (choose another --out)")
+
+
+class RunStore:
+    """Writes one run directory; use as the store's event sink."""
+
+    def __init__(self, run_dir: Path, config: dict[str, Any]) -> None:
+        self.run_dir = run_dir
+        try:
+            (run_dir / "trajectories").mkdir(parents=True, exist_ok=True)
+            (run_dir / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+            self.db = sqlite3.connect(run_dir / "run.db", isolation_level=None)
+        except (OSError, sqlite3.Error) as exc:
+            raise StoreError(f"cannot write to {run_dir}: {exc} (choose a writable --out)") from exc
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=FULL")
+        self.db.executescript(_schema_sql())
+        if not self.db.execute("SELECT version FROM schema_version").fetchone():
+            self.db.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
+        self._run_id: str | None = None
+
+    # -- trajectory ---------------------------------------------------------------------
+    def _append(self, task_id: str, record: dict[str, Any]) -> None:
+        path = self.run_dir / "trajectories" / f"{task_id}.jsonl"
+        with path.open("a", encoding="utf-8") as f:
+            f.write(json.dumps(record, default=str) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+
+    # -- events -------------------------------------------------------------------------
+    def emit(self, event: Event) -> None:
+        if isinstance(event, StepRecord):
+            self._step(event)
+        elif isinstance(event, TaskStarted):
+            self._append(event.task_id, {"type": "task_started", **dataclasses.asdict(event)})
+        elif isinstance(event, TaskRecord):
+            self._task(event)
+        elif isinstance(event, RunStarted):
+            self._run_started(event)
+        elif isinstance(event, RunFinished):
+            self._run_finished(event)
+
+    def _run_started(self, event: RunStarted) -> None:
+        self._run_id = event.run_id
+        with self.db:
+            self.db.execute(
+                "INSERT INTO runs (run_id, suite, status, started_wall, task_ids_json,"
+                " provenance_json) VALUES (?, ?, 'running', ?, ?, ?)",
+                (event.run_id, event.suite, time.time(), json.dumps(list(event.task_ids)),
+                 json.dumps(event.provenance, default=str)),
+            )
+        (self.run_dir / "provenance.json").write_text(
+            json.dumps(event.provenance, indent=2, default=str)
+        )
+
+    def _step(self, step: StepRecord) -> None:
+        names = ", ".join(n for n, _ in STEP_COLUMNS)
+        marks = ", ".join("?" for _ in STEP_COLUMNS)
+        with self.db:
+            self.db.execute(f"INSERT OR REPLACE INTO steps ({names}) VALUES ({marks})",
+                            _step_row(step))
+        self._append(step.task_id, {"type": "step", **step.to_dict()})
+
+    def _task(self, task: TaskRecord) -> None:
+        names = ", ".join(TASK_COLUMNS)
+        marks = ", ".join("?" for _ in TASK_COLUMNS)
+        with self.db:
+            self.db.execute(f"INSERT OR REPLACE INTO tasks ({names}) VALUES ({marks})",
+                            [getattr(task, n) for n in TASK_COLUMNS])
+        self._append(task.task_id, {"type": "task_finished", **task.to_dict()})
+
+    def _run_finished(self, event: RunFinished) -> None:
+        with self.db:
+            self.db.execute(
+                "UPDATE runs SET status = ?, finished_wall = ?, wall_ms = ? WHERE run_id = ?",
+                (event.status, time.time(), event.wall_ms, event.run_id),
+            )
+
+    def close(self) -> None:
+        self.db.close()
+
+
+def open_run_db(run_dir: Path) -> sqlite3.Connection:
+    """Open a finished or crashed run; clear error when it is not a run directory."""
+    db_path = Path(run_dir) / "run.db"
+    if not db_path.is_file():
+        raise StoreError(f"no run.db in {run_dir} (give a run directory made by `edgeagent run`)")
+    try:
+        # read-write so that SQLite can replay a WAL left behind by a crashed run
+        db = sqlite3.connect(db_path)
+        db.row_factory = sqlite3.Row
+        db.execute("SELECT version FROM schema_version").fetchone()
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot read {db_path}: {exc} (is it a run directory?)") from exc
+    return db

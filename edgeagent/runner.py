@@ -1,0 +1,286 @@
+"""One run: check the tasks, load the engine, start the meter and the store, then for each task
+run the agent loop in a fresh workspace, grade it with the hidden tests and record it."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from . import __version__
+from .agent.loop import AgentLimits, LoopResult, run_agent
+from .config import (
+    DEFAULT_COMMAND_TIMEOUT_S,
+    DEFAULT_WALL_S,
+    RunConfig,
+    effective_max_steps,
+)
+from .engine.base import Engine
+from .errors import StoreError, SuiteError
+from .events import (
+    Event,
+    EventSink,
+    FanOut,
+    PhaseEnergy,
+    RunFinished,
+    RunStarted,
+    StepRecord,
+    TaskRecord,
+)
+from .meter.device import device_snapshot
+from .meter.energy import NO_SOURCE, Source, attribute_energy
+from .meter.sampler import Sampler
+from .models import resolve_model
+from .results.store import RunStore, make_run_dir
+from .sandbox.process import ProcessLimits, isolation_report, run_command
+from .sandbox.tools import Toolbox
+from .sandbox.workspace import Workspace
+from .suite import Grade, Task, grade, load_suite, select_tasks
+
+# exit codes of a shell that could not start the command at all
+_CANNOT_RUN = {126, 127}
+
+
+@dataclass(frozen=True)
+class RunResult:
+    run_dir: Path
+    status: str
+    tasks: tuple[TaskRecord, ...]
+
+
+class MeteredSink:
+    """Adds the meter's view (energy per phase, CPU, RSS, temperature) to each step."""
+
+    def __init__(self, inner: EventSink, sampler: Sampler, source: Source | None) -> None:
+        self.inner = inner
+        self.sampler = sampler
+        self.source = source
+
+    def _energy(self, t0: int, t1: int) -> PhaseEnergy:
+        samples = self.sampler.samples_covering(t0, t1)
+        return attribute_energy(samples, t0, t1, self.source)
+
+    def emit(self, event: Event) -> None:
+        if isinstance(event, StepRecord):
+            stats = self.sampler.window_stats(event.t_start_ns, event.t_tool_end_ns)
+            event = dataclasses.replace(
+                event,
+                energy_prefill=self._energy(event.t_start_ns, event.t_first_token_ns),
+                energy_decode=self._energy(event.t_first_token_ns, event.t_decode_end_ns),
+                energy_tool=self._energy(event.t_tool_start_ns, event.t_tool_end_ns),
+                cpu_percent=stats.cpu_percent_mean,
+                rss_bytes=stats.rss_bytes_max,
+                max_temp_c=stats.temp_c_max,
+            )
+        self.inner.emit(event)
+
+
+class _StepCollector:
+    def __init__(self) -> None:
+        self.steps: list[StepRecord] = []
+
+    def emit(self, event: Event) -> None:
+        if isinstance(event, StepRecord):
+            self.steps.append(event)
+
+
+def _process_limits(task: Task, config: RunConfig) -> ProcessLimits:
+    timeout = config.command_timeout_s or task.limits.command_timeout_s or DEFAULT_COMMAND_TIMEOUT_S
+    return ProcessLimits(timeout_s=timeout)
+
+
+def preflight(tasks: Sequence[Task], config: RunConfig) -> None:
+    """Fail before loading a model when a task's visible tests cannot even start."""
+    for task in tasks:
+        with Workspace.create(task.repo_dir) as ws:
+            result = run_command(task.test_command, ws.root, _process_limits(task, config))
+        if result.exit_code in _CANNOT_RUN or result.timed_out:
+            why = "timed out" if result.timed_out else f"exit code {result.exit_code}"
+            last = result.output.strip().splitlines()[-1:] or [""]
+            raise SuiteError(
+                f"{task.dir / 'task.yaml'}: test_command `{task.test_command}` cannot run "
+                f"({why}: {last[0][:200]}); fix the command or install what it needs"
+            )
+
+
+def _task_energy(steps: Sequence[StepRecord]) -> tuple[float | None, str | None]:
+    phases = [p for s in steps for p in (s.energy_prefill, s.energy_decode, s.energy_tool)]
+    if not phases:
+        return None, NO_SOURCE
+    missing = [p for p in phases if p.joules is None]
+    if missing:
+        return None, missing[0].null_reason or NO_SOURCE
+    return sum(p.joules for p in phases if p.joules is not None), None
+
+
+def _task_record(
+    task: Task, attempt: int, loop: LoopResult, graded: Grade | None, steps: list[StepRecord],
+    wall_ms: float, error: str | None,
+) -> TaskRecord:
+    energy, reason = _task_energy(steps)
+    if error is not None:
+        outcome = "error"
+    else:
+        outcome = "resolved" if graded is not None and graded.resolved else "unresolved"
+    return TaskRecord(
+        task_id=task.id,
+        attempt=attempt,
+        outcome=outcome,
+        termination=loop.termination,
+        steps=len(steps),
+        wall_ms=wall_ms,
+        context_tokens_final=loop.final_context_tokens,
+        prefill_tokens=sum(s.prefill_tokens for s in steps),
+        decoded_tokens=sum(s.decoded_tokens for s in steps),
+        reused_tokens=sum(s.reused_tokens for s in steps),
+        prefill_ms=sum(s.prefill_ms for s in steps),
+        decode_ms=sum(s.decode_ms for s in steps),
+        tool_ms=sum(s.tool_ms for s in steps),
+        format_errors=sum(1 for s in steps if s.format_error),
+        energy_j=energy,
+        energy_null_reason=reason,
+        grading_output=graded.output[-4000:] if graded else "not graded: " + loop.termination,
+        error=error,
+    )
+
+
+def run_task(
+    task: Task,
+    attempt: int,
+    config: RunConfig,
+    engine: Engine,
+    sink: EventSink,
+    stop_requested: Callable[[], bool],
+) -> TaskRecord:
+    collector = _StepCollector()
+    fan = FanOut(sink, collector)
+    limits = AgentLimits(
+        max_steps=effective_max_steps(config, task.limits.max_steps),
+        max_context_tokens=config.max_context_tokens,
+        wall_s=config.wall_s or task.limits.wall_s or DEFAULT_WALL_S,
+        max_format_errors=config.max_format_errors,
+        max_new_tokens=config.max_new_tokens,
+        observation_tokens=config.observation_tokens,
+        use_grammar=config.grammar,
+    )
+    process_limits = _process_limits(task, config)
+    t0 = time.monotonic_ns()
+    error: str | None = None
+    graded: Grade | None = None
+    with Workspace.create(task.repo_dir) as ws:
+        loop = run_agent(
+            task_id=task.id, attempt=attempt, title=task.title, issue=task.issue,
+            engine=engine, toolbox=Toolbox(ws, task.test_command, process_limits),
+            sink=fan, limits=limits, stop_requested=stop_requested,
+        )
+        if loop.termination == "engine_error":
+            error = loop.detail
+        elif loop.termination != "interrupted":
+            # hidden tests are copied in only now, after submit or a limit
+            graded = grade(task, ws, process_limits)
+    record = _task_record(
+        task, attempt, loop, graded, collector.steps, (time.monotonic_ns() - t0) / 1e6, error
+    )
+    sink.emit(record)
+    return record
+
+
+def _run_label(suite: str, model: str) -> str:
+    model_label = Path(model).stem if "/" in model or model.endswith(".gguf") else model
+    return f"{Path(suite).name}-{model_label}"[:80]
+
+
+def _check_out_writable(out: Path) -> None:
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / ".edgeagent-write-test"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as exc:
+        raise StoreError(
+            f"output directory {out} is not writable: {exc.strerror or exc} "
+            "(choose another with --out)"
+        ) from exc
+
+
+def build_provenance(config: RunConfig, model: Any, engine: Any) -> dict[str, Any]:
+    return {
+        "edgeagent_version": __version__,
+        "device": device_snapshot(getattr(engine, "system_info", None)),
+        "model": {
+            "name": model.name,
+            "path": str(model.path),
+            "sha256": model.sha256,
+            "source": model.source,
+            **engine.provenance(),
+        },
+        "sandbox_isolation": isolation_report(),
+        "power_sources": [],
+        "power_null_reason": NO_SOURCE,
+        "seed": config.seed,
+        "config": config.to_dict(),
+    }
+
+
+def execute_run(
+    config: RunConfig,
+    *,
+    sinks: Sequence[EventSink] = (),
+    stop_requested: Callable[[], bool] = lambda: False,
+    progress: bool = True,
+    engine_factory: Callable[[Path, RunConfig], Any] | None = None,
+) -> RunResult:
+    suite = load_suite(config.suite)
+    tasks = select_tasks(suite, config.tasks)
+    out = Path(config.out)
+    _check_out_writable(out)
+    preflight(tasks, config)
+    model = resolve_model(config.model, progress=progress)
+    factory = engine_factory or _llamacpp_engine
+    engine = factory(model.path, config)
+    run_dir = make_run_dir(out, _run_label(suite.name, model.name or str(model.path)))
+    store = RunStore(run_dir, config.to_dict())
+    sampler = Sampler(config.sample_interval_s)
+    sink = MeteredSink(FanOut(store, *sinks), sampler, source=None)
+    records: list[TaskRecord] = []
+    status = "failed"
+    t0 = time.monotonic_ns()
+    sampler.start()
+    try:
+        sink.emit(
+            RunStarted(run_dir.name, str(run_dir), suite.name, tuple(t.id for t in tasks),
+                       build_provenance(config, model, engine))
+        )
+        for task in tasks:
+            if stop_requested():
+                break
+            records.append(run_task(task, 0, config, engine, sink, stop_requested))
+        status = "interrupted" if stop_requested() else "complete"
+    except KeyboardInterrupt:
+        status = "interrupted"
+        raise
+    finally:
+        sampler.stop()
+        sink.emit(RunFinished(run_dir.name, status, tuple(records),
+                              (time.monotonic_ns() - t0) / 1e6))
+        store.close()
+        close = getattr(engine, "close", None)
+        if close:
+            close()
+    return RunResult(run_dir, status, tuple(records))
+
+
+def _llamacpp_engine(path: Path, config: RunConfig) -> Engine:
+    from .engine.llamacpp import LlamaCppEngine
+
+    return LlamaCppEngine(
+        path,
+        n_ctx=config.n_ctx,
+        n_threads=config.threads,
+        n_gpu_layers=config.gpu_layers,
+        seed=config.seed,
+        temperature=config.temperature,
+    )

@@ -1,0 +1,326 @@
+"""Run one shell command for the agent: own session, timeout, rlimits, no network, capped output.
+
+This confines mistakes (a runaway loop, a fork bomb's children, a 10 GB log, a test that calls
+the internet), not a determined attacker: the command runs as the same user as edgeagent.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import resource
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+_READ_CHUNK = 64 * 1024
+# Where pidfds are missing, the longest wait between checks for an exited shell.
+_POLL_S = 0.05
+# After the group is killed, how long to wait for the pipe to reach EOF (a process that left
+# the session could hold it open forever).
+_DRAIN_S = 1.0
+_PROBE_TIMEOUT_S = 5.0
+
+
+@dataclass(frozen=True)
+class ProcessLimits:
+    timeout_s: float = 60.0
+    cpu_s: int = 120
+    address_space_bytes: int = 4 << 30
+    file_size_bytes: int = 64 << 20
+    max_processes: int = 512
+    output_cap_bytes: int = 64 * 1024
+    network: bool = False  # False -> run in an empty network namespace where this machine allows
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    exit_code: int | None  # None when killed on timeout; 128+N when killed by signal N
+    output: str  # stdout+stderr interleaved, capped, with a marker line when capped
+    timed_out: bool
+    truncated: bool
+    output_bytes: int  # total bytes the command printed, including what was dropped
+    wall_ms: float
+
+
+def truncation_marker(total: int, head: int, tail: int) -> str:
+    return (
+        f"[... output truncated: {total} bytes total, "
+        f"showing first {head} and last {tail} bytes ...]"
+    )
+
+
+class _Capture:
+    """Keeps the first and last halves of the cap, so memory stays bounded for any output."""
+
+    def __init__(self, cap: int) -> None:
+        cap = max(cap, 0)
+        self.head_cap = cap // 2
+        self.tail_cap = cap - self.head_cap
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+
+    def add(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        room = self.head_cap - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        if chunk:
+            self.tail += chunk
+            excess = len(self.tail) - self.tail_cap
+            if excess > 0:
+                del self.tail[:excess]
+
+    @property
+    def truncated(self) -> bool:
+        return self.total > self.head_cap + self.tail_cap
+
+    def text(self) -> str:
+        if not self.truncated:
+            # Decode as one piece so a character split across head and tail survives.
+            return bytes(self.head + self.tail).decode("utf-8", errors="replace")
+        head = self.head.decode("utf-8", errors="replace")
+        tail = self.tail.decode("utf-8", errors="replace")
+        if head and not head.endswith("\n"):
+            head += "\n"
+        marker = truncation_marker(self.total, len(self.head), len(self.tail))
+        return f"{head}{marker}\n{tail}"
+
+
+def scrubbed_env(cwd: Path) -> dict[str, str]:
+    """The whole environment a command sees: nothing (tokens, proxies) leaks from ours."""
+    # Not resolved: a venv's python is a symlink, and resolving it would lose the venv.
+    python_dir = os.path.dirname(os.path.abspath(sys.executable))
+    path = os.pathsep.join(dict.fromkeys([python_dir, "/usr/local/bin", "/usr/bin", "/bin"]))
+    return {
+        "PATH": path,
+        "HOME": os.path.abspath(cwd),
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "TERM": "dumb",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        # stdout and stderr share one pipe; unbuffered keeps a traceback next to its prints.
+        "PYTHONUNBUFFERED": "1",
+    }
+
+
+def _rlimit_table(limits: ProcessLimits) -> list[tuple[str, int, int]]:
+    wanted = [
+        ("RLIMIT_CPU", limits.cpu_s),
+        ("RLIMIT_AS", limits.address_space_bytes),
+        ("RLIMIT_FSIZE", limits.file_size_bytes),
+        ("RLIMIT_NPROC", limits.max_processes),
+    ]
+    # RLIMIT_NPROC is missing on some platforms; a limit the OS lacks is simply not set.
+    return [(n, getattr(resource, n), int(v)) for n, v in wanted if hasattr(resource, n)]
+
+
+def _apply_rlimits(table: list[tuple[str, int, int]]) -> None:
+    # Runs in the forked child before exec: only setrlimit calls, nothing that takes locks.
+    for name, res, value in table:
+        try:
+            _, hard = resource.getrlimit(res)
+            # The soft CPU limit sends SIGXCPU; the hard one, a second later, SIGKILL.
+            new_hard = value + 1 if name == "RLIMIT_CPU" else value
+            if hard != resource.RLIM_INFINITY:
+                new_hard = min(new_hard, hard)
+            resource.setrlimit(res, (min(value, new_hard), new_hard))
+        except (ValueError, OSError):
+            pass  # a limit the kernel refuses must not stop the command; the report says so
+
+
+@functools.lru_cache(maxsize=1)
+def _shell() -> str:
+    return shutil.which("bash") or "/bin/sh"
+
+
+def _net_interfaces(proc_net_dev: str) -> set[str]:
+    return {line.split(":", 1)[0].strip() for line in proc_net_dev.splitlines() if ":" in line}
+
+
+@functools.lru_cache(maxsize=1)
+def _network_probe() -> tuple[tuple[str, ...], str]:
+    """(argv prefix, description). Probed once: unshare's behaviour does not change mid-run."""
+    unshare = shutil.which("unshare") or next(
+        (p for p in ("/usr/bin/unshare", "/bin/unshare") if os.path.exists(p)), None
+    )
+    if unshare is None:
+        return (), "none: unshare not found"
+    reasons = []
+    # Plain --net needs CAP_SYS_ADMIN (root); --map-root-user lets an ordinary user in
+    # through a user namespace where the kernel allows one.
+    for flags in (("--net",), ("--net", "--map-root-user")):
+        label = "unshare " + " ".join(flags)
+        try:
+            done = subprocess.run(
+                [unshare, *flags, "cat", "/proc/net/dev"],
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=_PROBE_TIMEOUT_S,
+                env={"PATH": "/usr/local/bin:/usr/bin:/bin", "LC_ALL": "C"},
+            )
+        except (OSError, subprocess.SubprocessError) as exc:
+            reasons.append(f"{label}: {exc}")
+            continue
+        if done.returncode != 0:
+            err = done.stderr.decode("utf-8", "replace").strip().splitlines()
+            reasons.append(f"{label}: {err[-1] if err else f'exit code {done.returncode}'}")
+            continue
+        # /proc/net follows the reader's namespace, so this proves the host NICs are gone.
+        visible = _net_interfaces(done.stdout.decode("utf-8", "replace")) - {"lo"}
+        if visible:
+            reasons.append(f"{label}: interfaces still visible: {', '.join(sorted(visible))}")
+            continue
+        return (unshare, *flags), label
+    return (), "none: " + "; ".join(reasons)
+
+
+def isolation_report() -> dict[str, Any]:
+    """Which isolation run_command actually applies on this machine (probed once, cached)."""
+    names = [name for name, _, _ in _rlimit_table(ProcessLimits())]
+    report: dict[str, Any] = {
+        "process_group": True,
+        "rlimits": names,
+        "env": "scrubbed",
+        "stdin": "/dev/null",
+        "shell": _shell(),
+        "network": _network_probe()[1],
+    }
+    if "RLIMIT_NPROC" in names and os.geteuid() == 0:
+        report["rlimits_note"] = "RLIMIT_NPROC is set but not enforced: running as root"
+    return report
+
+
+def _leader_exited(pid: int) -> bool:
+    # WNOWAIT leaves the shell a zombie, so its pid (= the group id) cannot be reused
+    # before the group is killed.
+    try:
+        return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:
+        return True
+
+
+def _open_pidfd(pid: int) -> int | None:
+    try:
+        return os.pidfd_open(pid)  # Linux >= 5.3: readable the moment the shell exits
+    except (AttributeError, OSError):
+        return None
+
+
+def _pump(fd: int, pid: int, capture: _Capture, deadline: float) -> bool:
+    """Read output until the shell exits; True if the deadline came first.
+
+    The shell's exit, not EOF, ends the command: a background child may hold the pipe open.
+    """
+    pidfd = _open_pidfd(pid)
+    poll_s = 0.001  # without a pidfd, exit is polled, backing off to _POLL_S while idle
+    try:
+        with selectors.DefaultSelector() as sel:
+            sel.register(fd, selectors.EVENT_READ, "output")
+            if pidfd is not None:
+                sel.register(pidfd, selectors.EVENT_READ, "exit")
+            while True:
+                if _leader_exited(pid):
+                    return False
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return True
+                events = sel.select(remaining if pidfd is not None else min(remaining, poll_s))
+                for key, _ in events:
+                    if key.data == "exit":
+                        return False
+                    chunk = os.read(fd, _READ_CHUNK)
+                    if chunk:
+                        capture.add(chunk)
+                    else:
+                        sel.unregister(fd)  # EOF; the shell may still be running
+                poll_s = 0.001 if events else min(poll_s * 2, _POLL_S)
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
+
+
+def _kill_session(pid: int) -> None:
+    try:
+        descendants = psutil.Process(pid).children(recursive=True)
+    except psutil.Error:
+        descendants = []
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    # A child that moved to its own process group escapes killpg but not this; psutil checks
+    # each process's start time, so a recycled pid is never hit.
+    for child in descendants:
+        try:
+            child.kill()
+        except psutil.Error:
+            pass
+
+
+def _drain(fd: int, capture: _Capture) -> None:
+    deadline = time.monotonic() + _DRAIN_S
+    with selectors.DefaultSelector() as sel:
+        sel.register(fd, selectors.EVENT_READ)
+        while (remaining := deadline - time.monotonic()) > 0:
+            if sel.select(remaining):
+                chunk = os.read(fd, _READ_CHUNK)
+                if not chunk:
+                    return
+                capture.add(chunk)
+
+
+def run_command(command: str, cwd: Path, limits: ProcessLimits) -> CommandResult:
+    """Run `bash -c command` in cwd; the whole session is killed when it ends or times out.
+
+    Background children left behind by a command that exited are killed too: nothing the
+    agent starts outlives its command.
+    """
+    prefix: tuple[str, ...] = () if limits.network else _network_probe()[0]
+    argv = [*prefix, _shell(), "-c", command]
+    capture = _Capture(limits.output_cap_bytes)
+    start = time.monotonic()
+    proc = subprocess.Popen(
+        argv,
+        cwd=cwd,
+        env=scrubbed_env(cwd),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        preexec_fn=functools.partial(_apply_rlimits, _rlimit_table(limits)),
+        close_fds=True,
+    )
+    assert proc.stdout is not None
+    fd = proc.stdout.fileno()
+    timed_out = True
+    try:
+        timed_out = _pump(fd, proc.pid, capture, start + limits.timeout_s)
+    finally:
+        _kill_session(proc.pid)
+        try:
+            _drain(fd, capture)
+        finally:
+            proc.stdout.close()
+            proc.wait()
+    wall_ms = (time.monotonic() - start) * 1000.0
+    code = proc.returncode
+    exit_code = None if timed_out else (128 - code if code < 0 else code)
+    return CommandResult(
+        exit_code=exit_code,
+        output=capture.text(),
+        timed_out=timed_out,
+        truncated=capture.truncated,
+        output_bytes=capture.total,
+        wall_ms=wall_ms,
+    )

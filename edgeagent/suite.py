@@ -1,0 +1,480 @@
+"""Benchmark suites as data: task.yaml schema, discovery, hidden-test grading, oracle validation.
+
+A suite is a directory of task directories, each holding `task.yaml`, `repo/` (what the agent
+starts from), `hidden_tests/` (copied in only for grading, so the agent never sees them) and,
+optionally, `oracle.yaml` (a reference solution replayed through the real tools to prove the
+task is solvable and the hidden tests discriminate).
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from edgeagent.errors import SuiteError
+from edgeagent.sandbox.process import ProcessLimits, run_command
+from edgeagent.sandbox.tools import TOOL_SPECS, Toolbox
+from edgeagent.sandbox.workspace import Workspace
+
+TASK_FILE = "task.yaml"
+ORACLE_FILE = "oracle.yaml"
+REPO_DIR = "repo"
+HIDDEN_TESTS_DIR = "hidden_tests"
+
+# Matches ProcessLimits' default, so a task that says nothing behaves like a bare command.
+DEFAULT_COMMAND_TIMEOUT_S = 60.0
+
+_REQUIRED_KEYS = {
+    "id": "the task id, equal to the task's directory name",
+    "title": "a one-line title",
+    "issue": "the issue text the agent should solve",
+    "test_command": "the command that runs the visible tests",
+    "hidden_test_command": "the command that runs the hidden tests",
+}
+_OPTIONAL_KEYS = ("limits", "tags")
+_LIMIT_KEYS = ("max_steps", "wall_s", "command_timeout_s")
+
+
+@dataclass(frozen=True)
+class TaskLimits:
+    """Per-task limits; None means "use the run config's value"."""
+
+    max_steps: int | None
+    wall_s: float | None
+    command_timeout_s: float
+
+
+@dataclass(frozen=True)
+class OracleStep:
+    tool: str
+    args: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Task:
+    id: str
+    title: str
+    issue: str
+    test_command: str
+    hidden_test_command: str
+    limits: TaskLimits
+    tags: tuple[str, ...]
+    dir: Path
+    repo_dir: Path
+    hidden_tests_dir: Path
+
+
+@dataclass(frozen=True)
+class Suite:
+    name: str
+    path: Path
+    tasks: tuple[Task, ...]
+
+
+@dataclass(frozen=True)
+class Grade:
+    resolved: bool
+    exit_code: int | None
+    output: str
+    wall_ms: float
+    timed_out: bool
+
+
+@dataclass(frozen=True)
+class ValidationResult:
+    task_id: str
+    ok: bool
+    before: Grade
+    after: Grade | None
+    problems: tuple[str, ...]
+
+
+# --------------------------------------------------------------------------- discovery
+
+
+def suites_root() -> Path:
+    """Where the bundled suites live: the wheel's copy if installed, else the checkout's tasks/."""
+    packaged = Path(__file__).parent / "_tasks"
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).parent.parent / "tasks"
+
+
+def bundled_suite_names() -> tuple[str, ...]:
+    root = suites_root()
+    if not root.is_dir():
+        return ()
+    return tuple(sorted(p.name for p in root.iterdir() if p.is_dir() and _is_visible(p)))
+
+
+def load_suite(name_or_path: str) -> Suite:
+    """Load a bundled suite by bare name ("smoke") or any suite directory by path."""
+    path = _suite_path(name_or_path)
+    if (path / TASK_FILE).is_file():
+        raise SuiteError(
+            f"{_show(path)}: this is a task directory, not a suite (give its parent directory"
+            f" and select the task by id '{path.resolve().name}')"
+        )
+    task_dirs = sorted(p for p in path.iterdir() if p.is_dir() and _is_visible(p))
+    if not task_dirs:
+        raise SuiteError(
+            f"{_show(path)}: suite has no tasks (add task directories, each with a {TASK_FILE})"
+        )
+    tasks = sorted((_load_task(d) for d in task_dirs), key=lambda t: t.id)
+    return Suite(name=path.resolve().name, path=path, tasks=tuple(tasks))
+
+
+def select_tasks(suite: Suite, task_ids: Sequence[str] | None) -> tuple[Task, ...]:
+    """The named tasks in the order given, or every task when task_ids is None or empty."""
+    if not task_ids:
+        return suite.tasks
+    by_id = {t.id: t for t in suite.tasks}
+    unknown = [i for i in task_ids if i not in by_id]
+    if unknown:
+        raise SuiteError(
+            f"suite '{suite.name}' ({_show(suite.path)}) has no task"
+            f" {', '.join(map(repr, unknown))}"
+            f" (known tasks: {', '.join(by_id)})"
+        )
+    # A task named twice still runs once: repeats are what attempts are for.
+    return tuple(by_id[i] for i in dict.fromkeys(task_ids))
+
+
+def _suite_path(name_or_path: str) -> Path:
+    bundled = bundled_suite_names()
+    known = f"bundled suites: {', '.join(bundled) or 'none'}"
+    is_bare_name = name_or_path not in ("", ".", "..") and not any(
+        sep in name_or_path for sep in ("/", "\\")
+    )
+    if is_bare_name and name_or_path in bundled:
+        return suites_root() / name_or_path
+    path = Path(name_or_path).expanduser()
+    if path.is_dir():
+        return path
+    if is_bare_name:
+        raise SuiteError(
+            f"unknown suite '{name_or_path}' (use one of the {known}, or give a suite directory)"
+        )
+    raise SuiteError(
+        f"{name_or_path}: not a suite directory (give a directory of task"
+        f" directories, or one of the {known})"
+    )
+
+
+def _is_visible(path: Path) -> bool:
+    # Skip editor/VCS litter and caches (".git", "__pycache__") that can sit beside tasks.
+    return not path.name.startswith((".", "_"))
+
+
+def _show(path: Path) -> str:
+    """A path as a user would type it: relative to the working directory when under it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+# --------------------------------------------------------------------------- task.yaml
+
+
+def _load_task(task_dir: Path) -> Task:
+    file = task_dir / TASK_FILE
+    where = _show(file)
+    if not file.is_file():
+        raise SuiteError(
+            f"{where}: file is missing (every task directory needs a {TASK_FILE};"
+            " move other directories out of the suite)"
+        )
+    data = _read_yaml(file)
+    if not isinstance(data, dict):
+        raise SuiteError(
+            f"{where}: expected a mapping of keys ({', '.join(_REQUIRED_KEYS)}),"
+            f" got {_type_name(data)}"
+        )
+
+    allowed = (*_REQUIRED_KEYS, *_OPTIONAL_KEYS)
+    for key in data:
+        if key not in allowed:
+            close = difflib.get_close_matches(str(key), allowed, n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise SuiteError(
+                f"{where}: key {key!r} is unknown ({hint}allowed keys: {', '.join(allowed)})"
+            )
+    for key, what in _REQUIRED_KEYS.items():
+        if key not in data:
+            raise SuiteError(f"{where}: key '{key}' is missing (add {what})")
+        _require_text(data[key], where, key)
+
+    if data["id"] != task_dir.name:
+        raise SuiteError(
+            f"{where}: key 'id' is {data['id']!r} but the directory is {task_dir.name!r}"
+            " (make them equal)"
+        )
+
+    repo_dir = task_dir / REPO_DIR
+    hidden_dir = task_dir / HIDDEN_TESTS_DIR
+    needed = (
+        (repo_dir, "the repository the agent starts from"),
+        (hidden_dir, "the tests that grade it, copied in after submit"),
+    )
+    for sub, what in needed:
+        if not sub.is_dir():
+            raise SuiteError(
+                f"{where}: directory {_show(sub)}/ is missing (add {sub.name}/ with {what})"
+            )
+
+    return Task(
+        id=data["id"],
+        title=data["title"].strip(),
+        issue=data["issue"].strip(),
+        test_command=data["test_command"].strip(),
+        hidden_test_command=data["hidden_test_command"].strip(),
+        limits=_parse_limits(data.get("limits"), where),
+        tags=_parse_tags(data.get("tags"), where),
+        dir=task_dir,
+        repo_dir=repo_dir,
+        hidden_tests_dir=hidden_dir,
+    )
+
+
+def _parse_limits(raw: object, where: str) -> TaskLimits:
+    if raw is None:
+        return TaskLimits(max_steps=None, wall_s=None, command_timeout_s=DEFAULT_COMMAND_TIMEOUT_S)
+    if not isinstance(raw, dict):
+        raise SuiteError(
+            f"{where}: key 'limits' must be a mapping with keys {', '.join(_LIMIT_KEYS)},"
+            f" got {_type_name(raw)}"
+        )
+    for key in raw:
+        if key not in _LIMIT_KEYS:
+            raise SuiteError(
+                f"{where}: key 'limits.{key}' is unknown (allowed: {', '.join(_LIMIT_KEYS)})"
+            )
+    max_steps = raw.get("max_steps")
+    # bool is an int subclass; "max_steps: yes" is a typo, not a step count.
+    if max_steps is not None and (
+        not isinstance(max_steps, int) or isinstance(max_steps, bool) or max_steps < 1
+    ):
+        raise SuiteError(
+            f"{where}: key 'limits.max_steps' must be a positive integer, got {max_steps!r}"
+        )
+    timeout = _positive_seconds(raw.get("command_timeout_s"), where, "limits.command_timeout_s")
+    return TaskLimits(
+        max_steps=max_steps,
+        wall_s=_positive_seconds(raw.get("wall_s"), where, "limits.wall_s"),
+        command_timeout_s=DEFAULT_COMMAND_TIMEOUT_S if timeout is None else timeout,
+    )
+
+
+def _positive_seconds(value: object, where: str, key: str) -> float | None:
+    if value is None:
+        return None
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not math.isfinite(value)
+        or value <= 0
+    ):
+        raise SuiteError(
+            f"{where}: key '{key}' must be a positive number of seconds, got {value!r}"
+        )
+    return float(value)
+
+
+def _parse_tags(raw: object, where: str) -> tuple[str, ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list) or not all(isinstance(t, str) and t for t in raw):
+        raise SuiteError(
+            f"{where}: key 'tags' must be a list of non-empty strings (e.g. [smoke, python]),"
+            f" got {raw!r}"
+        )
+    return tuple(raw)
+
+
+def _require_text(value: object, where: str, key: str) -> None:
+    if not isinstance(value, str):
+        raise SuiteError(
+            f"{where}: key '{key}' must be a string, got {_type_name(value)} {value!r}"
+            " (quote it if YAML read it as another type)"
+        )
+    if not value.strip():
+        raise SuiteError(f"{where}: key '{key}' is empty (give it a value)")
+
+
+def _type_name(value: object) -> str:
+    return {dict: "a mapping", list: "a list", type(None): "nothing"}.get(
+        type(value), type(value).__name__
+    )
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """SafeLoader that rejects duplicate keys, which PyYAML would silently overwrite."""
+
+
+def _construct_unique_mapping(loader: _StrictLoader, node: yaml.MappingNode) -> dict:
+    seen: set[object] = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node)
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key!r}", key_node.start_mark
+            )
+        seen.add(key)
+    return loader.construct_mapping(node)
+
+
+_StrictLoader.add_constructor(
+    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_unique_mapping
+)
+
+
+def _read_yaml(file: Path) -> object:
+    where = _show(file)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SuiteError(
+            f"{where}: cannot read file ({exc}); check that it exists and is UTF-8 text"
+        ) from None
+    try:
+        return yaml.load(text, Loader=_StrictLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        at = f" line {mark.line + 1}, column {mark.column + 1}:" if mark is not None else ""
+        raise SuiteError(
+            f"{where}:{at} YAML syntax error: {problem} (fix the YAML; quote strings that"
+            " contain ': ' or start with a special character)"
+        ) from None
+
+
+# --------------------------------------------------------------------------- oracle
+
+
+def load_oracle(task: Task) -> tuple[OracleStep, ...]:
+    """The task's reference solution: <task dir>/oracle.yaml, a list of {tool, args}."""
+    file = task.dir / ORACLE_FILE
+    where = _show(file)
+    if not file.is_file():
+        raise SuiteError(
+            f"{where}: file is missing (add a list of steps like"
+            " '- {tool: submit, args: {}}' that solves the task)"
+        )
+    data = _read_yaml(file)
+    if not isinstance(data, list) or not data:
+        raise SuiteError(
+            f"{where}: expected a non-empty list of steps like '- {{tool: NAME, args: {{...}}}}',"
+            f" got {_type_name(data)}"
+        )
+    tool_names = [spec.name for spec in TOOL_SPECS]
+    steps = []
+    for n, item in enumerate(data, start=1):
+        if not isinstance(item, dict) or set(item) - {"tool", "args"} or "tool" not in item:
+            raise SuiteError(
+                f"{where}: step {n} must be a mapping with keys 'tool' and 'args', got {item!r}"
+            )
+        tool, args = item["tool"], item.get("args", {})
+        if tool not in tool_names:
+            raise SuiteError(
+                f"{where}: step {n} key 'tool' is {tool!r}, not a tool"
+                f" (use one of: {', '.join(tool_names)})"
+            )
+        if args is None:
+            args = {}
+        if not isinstance(args, dict) or not all(isinstance(k, str) for k in args):
+            raise SuiteError(
+                f"{where}: step {n} key 'args' must be a mapping of argument names to values,"
+                f" got {args!r}"
+            )
+        steps.append(OracleStep(tool=tool, args=dict(args)))
+    return tuple(steps)
+
+
+# --------------------------------------------------------------------------- grading
+
+
+def grade(task: Task, workspace: Workspace, limits: ProcessLimits) -> Grade:
+    """Copy the hidden tests into the workspace and run them; resolved iff they exit 0.
+
+    Meant to run once, after the agent submitted: the hidden tests stay in the workspace.
+    """
+    workspace.add_files(task.hidden_tests_dir)
+    result = run_command(task.hidden_test_command, workspace.root, limits)
+    return Grade(
+        resolved=result.exit_code == 0 and not result.timed_out,
+        exit_code=result.exit_code,
+        output=result.output,
+        wall_ms=result.wall_ms,
+        timed_out=result.timed_out,
+    )
+
+
+def validate_task(task: Task, limits: ProcessLimits) -> ValidationResult:
+    """Prove a task is fair: hidden tests fail on the fresh repo and pass after the oracle.
+
+    "Before" and the oracle replay use separate fresh workspaces, so the oracle never runs
+    with the hidden tests present (as the agent never does).
+    """
+    problems: list[str] = []
+    with Workspace.create(task.repo_dir) as fresh:
+        before = grade(task, fresh, limits)
+    if before.resolved:
+        problems.append(
+            "hidden tests pass before any fix (the task is already solved: check repo/ and"
+            " hidden_test_command)"
+        )
+    elif before.timed_out:
+        problems.append("hidden tests timed out before any fix (they should fail quickly)")
+    elif before.exit_code in (126, 127):
+        problems.append(
+            f"hidden_test_command could not start (exit {before.exit_code}): {_tail(before.output)}"
+        )
+
+    try:
+        steps = load_oracle(task)
+    except SuiteError as exc:
+        problems.append(str(exc))
+        return ValidationResult(task.id, False, before, None, tuple(problems))
+
+    if steps[-1].tool != "submit":
+        problems.append(f"oracle's last step is {steps[-1].tool!r}, not 'submit' (end with submit)")
+    after: Grade | None = None
+    with Workspace.create(task.repo_dir) as work:
+        toolbox = Toolbox(work, task.test_command, limits)
+        replayed_ok = True
+        for n, step in enumerate(steps, start=1):
+            result = toolbox.call(step.tool, step.args)
+            if result.error:
+                problems.append(f"oracle step {n} ({step.tool}) failed: {_tail(result.output)}")
+                replayed_ok = False
+                break
+            if result.submitted and n < len(steps):
+                problems.append(
+                    f"oracle step {n} submits before the last step (move submit to the end)"
+                )
+                replayed_ok = False
+                break
+        if replayed_ok:
+            after = grade(task, work, limits)
+            if not after.resolved:
+                problems.append(
+                    "hidden tests fail after the oracle"
+                    f" (exit {after.exit_code}{', timed out' if after.timed_out else ''}):"
+                    f" {_tail(after.output)}"
+                )
+    return ValidationResult(
+        task_id=task.id, ok=not problems, before=before, after=after, problems=tuple(problems)
+    )
+
+
+def _tail(output: str, limit: int = 300) -> str:
+    """The end of a command's output on one line: where test failures and errors are."""
+    flat = " ".join(output.split())
+    return flat if len(flat) <= limit else "..." + flat[-limit:]
