@@ -48,6 +48,7 @@ class RunConfig:
 
 _FIELDS = {f.name: f for f in dataclasses.fields(RunConfig)}
 _DEFAULT_STEPS = 20
+_MINIMUMS = {"max_steps": 1, "n_ctx": 512, "max_new_tokens": 1, "observation_tokens": 64}
 DEFAULT_WALL_S = 600.0
 DEFAULT_COMMAND_TIMEOUT_S = 60.0
 
@@ -83,6 +84,10 @@ def _coerce(name: str, value: Any, where: str) -> Any:
             raise bad
         if value < 0:
             raise ConfigError(f"{where}: key '{name}' must not be negative, got {value}")
+        if value < _MINIMUMS.get(name, 0):
+            raise ConfigError(
+                f"{where}: key '{name}' must be at least {_MINIMUMS[name]}, got {value}"
+            )
         return value
     if "float" in hint:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -129,12 +134,7 @@ def load_config(path: Path | None = None, overrides: dict[str, Any] | None = Non
     for key, value in (overrides or {}).items():
         if value is not None:
             values[key] = _coerce(key, value, f"--{key.replace('_', '-')}")
-    config = RunConfig(**values)
-    if config.max_steps == 0:
-        raise ConfigError("max_steps must be at least 1")
-    if config.n_ctx < 512:
-        raise ConfigError(f"n_ctx must be at least 512, got {config.n_ctx}")
-    return config
+    return RunConfig(**values)
 
 
 def effective_max_steps(config: RunConfig, task_limit: int | None) -> int:

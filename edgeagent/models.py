@@ -141,7 +141,9 @@ def _console():  # rich is imported lazily: most runs never show a bar
 @contextlib.contextmanager
 def _bar(description: str, total: int | None, enabled: bool) -> Iterator:
     """Yields advance(n); a rich byte-progress bar on stderr when enabled, else a no-op."""
-    if not enabled:
+    console = _console() if enabled else None
+    # rich draws nothing on a pipe or file but a stray blank line when a transient bar ends
+    if console is None or not console.is_terminal:
         yield lambda n: None
         return
     from rich.progress import (
@@ -160,7 +162,7 @@ def _bar(description: str, total: int | None, enabled: bool) -> Iterator:
         TransferSpeedColumn(),
         TimeRemainingColumn(),
     )
-    with Progress(*columns, console=_console(), transient=True) as bar:
+    with Progress(*columns, console=console, transient=True) as bar:
         task = bar.add_task(description, total=total)
         yield lambda n: bar.advance(task, n)
 

@@ -59,8 +59,13 @@ class LlamaCppEngine:
         temperature: float = 0.0,
         n_batch: int = 512,
     ) -> None:
-        import llama_cpp
-
+        try:
+            import llama_cpp
+        except ImportError as exc:
+            raise ModelError(
+                f"llama-cpp-python cannot be imported ({exc}); install it with "
+                'CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install --no-cache-dir llama-cpp-python'
+            ) from exc
         self._llama_cpp = llama_cpp
         system_info = llama_cpp.llama_print_system_info().decode(errors="replace").strip()
         check_build_is_safe(system_info)
@@ -170,13 +175,14 @@ class LlamaCppEngine:
         ids = self.llm.tokenize(text.encode(), add_bos=False, special=False)
         if len(ids) <= max_tokens:
             return text
-        keep = max(0, max_tokens - 16)  # room for the marker
+        marker = f"\n[... {len(ids)} tokens truncated ...]\n"
+        keep = max(0, max_tokens - self.count_tokens(marker))
         head, tail = ids[: keep * 2 // 3], ids[len(ids) - (keep - keep * 2 // 3) :]
         dropped = len(ids) - len(head) - len(tail)
         detok = self.llm.detokenize
         return (
             detok(head).decode(errors="replace")
-            + f"\n[... {dropped} tokens truncated ...]\n"
+            + marker.replace(str(len(ids)), str(dropped))
             + detok(tail).decode(errors="replace")
         )
 
@@ -201,7 +207,9 @@ class LlamaCppEngine:
                 break
             common += 1
         if common == len(prompt):
-            # generate() replays the last prompt token to refresh the logits
+            if llm.n_tokens == len(prompt) and not llm._requires_eval:
+                return common  # generate() samples from the live logits, evaluating nothing
+            # otherwise generate() replays the last prompt token to refresh the logits
             return common - 1
         return common
 

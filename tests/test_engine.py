@@ -1,0 +1,243 @@
+"""LlamaCppEngine on the tiny random-weight model: KV reuse, timestamps, grammar, limits."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from edgeagent.agent.actions import Action, action_grammar, parse_action
+from edgeagent.engine.base import ContextOverflow, Generation, Message
+from edgeagent.engine.llamacpp import LlamaCppEngine
+from edgeagent.sandbox.tools import TOOL_SPECS
+
+SYSTEM = "You are a coding agent. Answer with one JSON tool call."
+# Tools without string arguments: a random-weight model cannot close a free-form string
+# within a few tokens, but it can always finish these calls under the grammar.
+NO_ARG_SPECS = [s for s in TOOL_SPECS if s.name in ("run_tests", "submit")]
+
+
+@pytest.fixture(scope="module")
+def engine(tiny_model_path: Path) -> Iterator[LlamaCppEngine]:
+    # one thread: OpenMP workers spin-wait, and two spinning processes on a shared 2-core
+    # machine stall each other for seconds
+    eng = LlamaCppEngine(tiny_model_path, n_ctx=2048, n_threads=1)
+    yield eng
+    eng.close()
+
+
+def _turn(task: str) -> list[Message]:
+    return [Message("system", SYSTEM), Message("user", task)]
+
+
+def _assert_accounting(gen: Generation) -> None:
+    assert 0 <= gen.reused_tokens < gen.context_tokens
+    assert gen.prefill_tokens == gen.context_tokens - gen.reused_tokens
+
+
+# ------------------------------------------------------------------------ KV reuse
+
+
+@pytest.mark.parametrize("constrained", [False, True], ids=["free", "grammar"])
+def test_next_turn_reuses_the_previous_prompt_and_generated_tokens(
+    engine: LlamaCppEngine, constrained: bool
+) -> None:
+    grammar = action_grammar(NO_ARG_SPECS) if constrained else None
+    messages = _turn(f"Fix calc.py, add() subtracts ({'grammar' if constrained else 'free'}).")
+    max_tokens = 64 if constrained else 16
+    first = engine.generate(messages, max_tokens=max_tokens, grammar=grammar)
+    _assert_accounting(first)
+    if constrained:
+        assert first.finish_reason == "stop"
+
+    messages += [
+        Message("assistant", first.text, tokens=first.tokens),
+        Message("user", "Result of run_tests:\nFAILED (failures=1)"),
+    ]
+    second = engine.generate(messages, max_tokens=max_tokens, grammar=grammar)
+
+    _assert_accounting(second)
+    assert second.reused_tokens >= first.context_tokens > 0
+    # The generated ids are spliced back, so the whole previous turn stays cached. A turn cut
+    # by max_tokens never evaluated its last sampled token, so that one is evaluated now;
+    # a turn that stopped had all its tokens evaluated (only the end token was not).
+    not_evaluated = 1 if first.finish_reason == "length" else 0
+    assert second.reused_tokens == first.context_tokens + len(first.tokens) - not_evaluated
+    assert second.context_tokens > first.context_tokens + len(first.tokens)
+
+
+def test_identical_prompt_replays_only_the_last_token(engine: LlamaCppEngine) -> None:
+    messages = _turn("Read the file named in the issue.")
+    engine.generate(messages, max_tokens=8)
+    again = engine.generate(messages, max_tokens=8)
+
+    assert again.reused_tokens == again.context_tokens - 1
+    assert again.prefill_tokens == 1
+
+
+def test_a_different_prompt_is_not_counted_as_reused(engine: LlamaCppEngine) -> None:
+    engine.generate(_turn("first task: " + "alpha " * 20), max_tokens=4)
+    other = engine.generate(
+        [Message("user", "no system prompt this time"), Message("user", "beta")], max_tokens=4
+    )
+    _assert_accounting(other)
+    # only the shared "<|im_start|>" can be kept: both prompts differ from the 2nd token on
+    assert other.reused_tokens <= 1
+
+
+# ------------------------------------------------------------------------ timestamps
+
+
+@pytest.mark.parametrize("max_tokens", [1, 12])
+def test_timestamps_are_ordered_and_count_every_token(
+    engine: LlamaCppEngine, max_tokens: int
+) -> None:
+    gen = engine.generate(_turn(f"timing check {max_tokens}"), max_tokens=max_tokens)
+
+    assert gen.t_start_ns <= gen.t_prefill_start_ns <= gen.t_first_token_ns <= gen.t_end_ns
+    times = gen.token_times_ns
+    assert list(times) == sorted(times)
+    assert len(times) == gen.decoded_tokens
+    assert times[0] == gen.t_first_token_ns and times[-1] == gen.t_end_ns
+    assert gen.finish_reason in ("stop", "length")
+    assert len(gen.tokens) <= max_tokens
+    assert 1 <= gen.decoded_tokens <= max_tokens + 1
+    if gen.finish_reason == "length":
+        assert gen.decoded_tokens == len(gen.tokens) == max_tokens
+    else:  # the end-of-generation token is decoded but not returned
+        assert gen.decoded_tokens == len(gen.tokens) + 1
+    assert gen.ttft_ms >= gen.prefill_ms >= 0
+    assert gen.render_ms >= 0 and gen.decode_ms >= 0
+    if gen.decoded_tokens >= 2:
+        assert gen.tpot_ms is not None and gen.tpot_ms >= 0
+    else:
+        assert gen.tpot_ms is None
+
+
+# ------------------------------------------------------------------------ grammar
+
+
+@pytest.mark.parametrize(
+    "task",
+    [
+        "Run the tests.",
+        "add() in calc.py returns a - b; fix it.",
+        "Submit when you are done.",
+        '{ not json ] "quotes" \n\n newlines',
+        "x" * 300,
+    ],
+)
+def test_grammar_output_always_parses_to_an_action(engine: LlamaCppEngine, task: str) -> None:
+    gen = engine.generate(_turn(task), max_tokens=64, grammar=action_grammar(NO_ARG_SPECS))
+
+    assert gen.finish_reason == "stop", gen.text
+    parsed = parse_action(gen.text, NO_ARG_SPECS)
+    assert isinstance(parsed, Action), (gen.text, parsed)
+    assert parsed.name in ("run_tests", "submit") and parsed.arguments == {}
+
+
+# ------------------------------------------------------------------------ limits
+
+
+def test_context_overflow_when_the_prompt_exceeds_the_limit(engine: LlamaCppEngine) -> None:
+    messages = _turn("overflow check")
+    prompt_len = engine.generate(messages, max_tokens=1).context_tokens
+
+    with pytest.raises(ContextOverflow) as info:
+        engine.generate(messages, max_tokens=8, max_context_tokens=prompt_len - 5)
+    assert info.value.needed == prompt_len + 8
+    assert info.value.limit == prompt_len - 5
+    assert str(prompt_len - 5) in str(info.value)
+
+    # the engine's own window caps a larger max_context_tokens
+    with pytest.raises(ContextOverflow) as info:
+        engine.generate(messages, max_tokens=engine.n_ctx, max_context_tokens=10 * engine.n_ctx)
+    assert info.value.limit == engine.n_ctx
+
+    # the engine still works after refusing
+    assert engine.generate(messages, max_tokens=2).context_tokens == prompt_len
+
+
+def test_prompt_that_just_fits_is_accepted(engine: LlamaCppEngine) -> None:
+    messages = _turn("fits check")
+    prompt_len = engine.generate(messages, max_tokens=1).context_tokens
+    gen = engine.generate(messages, max_tokens=4, max_context_tokens=prompt_len + 4)
+    assert len(gen.tokens) <= 4
+
+
+# ------------------------------------------------------------------------ token budget
+
+
+def test_truncate_keeps_head_and_tail_within_budget(engine: LlamaCppEngine) -> None:
+    text = "".join(f"line {i}: return a - b\n" for i in range(400))
+    budget = 90  # room for the marker (about 28 tokens in the tiny vocabulary) and a line each side
+    assert engine.count_tokens(text) > 10 * budget
+
+    cut = engine.truncate_to_tokens(text, budget)
+
+    marker = re.search(r"\n\[\.\.\. (\d+) tokens truncated \.\.\.\]\n", cut)
+    assert marker is not None, cut
+    assert int(marker.group(1)) > 0
+    # the head and tail share the budget with the marker; with this tiny vocabulary the
+    # marker itself costs more tokens than with a real model's, so it is allowed on top
+    assert engine.count_tokens(cut) <= budget + engine.count_tokens(marker.group(0))
+    assert cut.startswith("line 0: return")
+    assert cut.endswith("line 399: return a - b\n")
+
+
+def test_truncate_leaves_short_text_unchanged(engine: LlamaCppEngine) -> None:
+    text = "def add(a, b):\n    return a - b\n"
+    n = engine.count_tokens(text)
+    assert n > 0
+    assert engine.truncate_to_tokens(text, n) == text
+    assert engine.truncate_to_tokens(text, n + 100) == text
+    assert engine.truncate_to_tokens("", 10) == ""
+
+
+def test_count_tokens_grows_with_the_text(engine: LlamaCppEngine) -> None:
+    assert engine.count_tokens("") == 0
+    one = engine.count_tokens("read_file calc.py")
+    assert one > 0
+    assert engine.count_tokens("read_file calc.py " * 10) >= 9 * one
+
+
+# ------------------------------------------------------------------------ provenance
+
+
+def _tiny_model_shape() -> object:
+    tool = Path(__file__).resolve().parents[1] / "tools" / "make_tiny_model.py"
+    spec = importlib.util.spec_from_file_location("make_tiny_model_shape", tool)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_provenance_describes_the_model(engine: LlamaCppEngine, tiny_model_path: Path) -> None:
+    prov = engine.provenance()
+
+    assert prov["architecture"] == "llama"
+    assert prov["model_name"] == "tiny-random-llama"
+    assert prov["model_path"] == str(tiny_model_path)
+    assert isinstance(prov["parameters"], int) and prov["parameters"] > 0
+    assert prov["model_size_bytes"] > 0
+    assert prov["quantization"] == "F32"  # general.file_type 0
+    assert prov["n_ctx"] == engine.n_ctx == 2048
+    assert prov["n_threads"] == 1
+    assert prov["sampling"] == "greedy"
+    assert prov["chat_template"] == "gguf"
+    assert isinstance(prov["system_info"], str) and prov["system_info"]
+    # f16 K and V: layers x kv heads x (key dim + value dim) x 2 bytes
+    shape = _tiny_model_shape()
+    head_dim = shape.N_EMBD // shape.N_HEAD
+    expected = shape.N_LAYER * shape.N_HEAD_KV * (2 * head_dim) * 2
+    assert prov["kv_bytes_per_token"] == expected > 0
+
+
+def test_kv_cache_bytes_cover_prompt_and_generated_tokens(engine: LlamaCppEngine) -> None:
+    gen = engine.generate(_turn("kv bytes check"), max_tokens=6)
+    per_token = engine.provenance()["kv_bytes_per_token"]
+    assert gen.kv_cache_bytes == (gen.context_tokens + len(gen.tokens)) * per_token
