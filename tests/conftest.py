@@ -1,4 +1,5 @@
-"""Shared fixtures: the tiny random-weight GGUF that keeps engine tests fast."""
+"""Shared fixtures: the tiny random-weight GGUF that keeps engine tests fast, and a directory
+outside the sandbox for escape tests."""
 
 from __future__ import annotations
 
@@ -24,3 +25,12 @@ def tiny_model_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A ~0.6 MB llama GGUF with a ChatML template, built once per test session."""
     out = tmp_path_factory.mktemp("tiny_model") / "tiny-random-llama.gguf"
     return _load_make_tiny_model().write_tiny_model(out, seed=0)
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    """A directory beside the workspace that sandboxed tools must never reach."""
+    d = tmp_path / "outside"
+    d.mkdir()
+    (d / "secret.txt").write_text("secret\n")
+    return d

@@ -16,14 +16,6 @@ CALC = "def add(a, b):\n    return a - b\n\n\ndef sub(a, b):\n    return a - b\n
 
 
 @pytest.fixture
-def outside(tmp_path: Path) -> Path:
-    d = tmp_path / "outside"
-    d.mkdir()
-    (d / "secret.txt").write_text("secret\n")
-    return d
-
-
-@pytest.fixture
 def ws(tmp_path: Path, outside: Path):
     repo = tmp_path / "repo"
     (repo / "pkg").mkdir(parents=True)

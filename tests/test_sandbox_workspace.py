@@ -12,14 +12,6 @@ from edgeagent.sandbox.workspace import PathRefused, Workspace, WorkspaceError
 
 
 @pytest.fixture
-def outside(tmp_path: Path) -> Path:
-    d = tmp_path / "outside"
-    d.mkdir()
-    (d / "secret.txt").write_text("secret\n")
-    return d
-
-
-@pytest.fixture
 def repo(tmp_path: Path, outside: Path) -> Path:
     r = tmp_path / "repo"
     (r / "pkg").mkdir(parents=True)
