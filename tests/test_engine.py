@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from edgeagent.agent.actions import Action, action_grammar, parse_action
-from edgeagent.engine.base import ContextOverflow, Generation, Message
+from edgeagent.engine.base import ContextOverflow, EngineError, Generation, Message
 from edgeagent.engine.llamacpp import LlamaCppEngine
 from edgeagent.sandbox.tools import TOOL_SPECS
 
@@ -52,6 +52,7 @@ def test_next_turn_reuses_the_previous_prompt_and_generated_tokens(
     _assert_accounting(first)
     if constrained:
         assert first.finish_reason == "stop"
+        assert first.extra["grammar_checks"] == first.decoded_tokens  # the fast path ran
 
     messages += [
         Message("assistant", first.text, tokens=first.tokens),
@@ -137,6 +138,164 @@ def test_grammar_output_always_parses_to_an_action(engine: LlamaCppEngine, task:
     parsed = parse_action(gen.text, NO_ARG_SPECS)
     assert isinstance(parsed, Action), (gen.text, parsed)
     assert parsed.name in ("run_tests", "submit") and parsed.arguments == {}
+
+
+# ------------------------------------------------------------------------ fast grammar path
+
+# Lets the random-weight model's own argmax through about half the time, so both the
+# accepted fast path and the rejected full-vocabulary path are exercised, and ends by EOG.
+SMALL_GBNF = 'root ::= "{" [a-z_ "]{1,30} "}"'
+
+
+def _both_paths(
+    engine: LlamaCppEngine, turns: list[list[Message]], grammar: str, max_tokens: int
+) -> dict[bool, list[tuple[Generation, int, list[int]]]]:
+    """Each path from an empty cache: every turn's generation and the cache state it leaves."""
+    results: dict[bool, list[tuple[Generation, int, list[int]]]] = {}
+    try:
+        for fast in (False, True):
+            engine.fast_grammar = fast
+            engine.llm.reset()
+            runs = []
+            for messages in turns:
+                gen = engine.generate(messages, max_tokens=max_tokens, grammar=grammar)
+                runs.append((gen, engine.llm.n_tokens, engine.llm._input_ids.tolist()))
+            results[fast] = runs
+    finally:
+        engine.fast_grammar = True
+    return results
+
+
+def _assert_same(old: Generation, new: Generation) -> None:
+    assert new.tokens == old.tokens
+    assert new.text == old.text
+    assert new.finish_reason == old.finish_reason
+    assert new.decoded_tokens == old.decoded_tokens == len(new.token_times_ns)
+    assert (new.context_tokens, new.reused_tokens, new.prefill_tokens) == (
+        old.context_tokens,
+        old.reused_tokens,
+        old.prefill_tokens,
+    )
+
+
+@pytest.mark.parametrize(
+    ("grammar", "max_tokens"),
+    [
+        (action_grammar(NO_ARG_SPECS), 64),  # the argmax is nearly always rejected
+        (SMALL_GBNF, 40),  # accepted and rejected argmaxes, ends on EOG
+        (SMALL_GBNF, 5),  # cut by max_tokens
+    ],
+    ids=["tools", "small", "small-cut"],
+)
+@pytest.mark.parametrize("task", ["Run the tests.", "add() in calc.py returns a - b; fix it."])
+def test_fast_grammar_path_matches_llama_generate(
+    engine: LlamaCppEngine, grammar: str, max_tokens: int, task: str
+) -> None:
+    results = _both_paths(engine, [_turn(task)], grammar, max_tokens)
+    (old, old_n, old_ids), (new, new_n, new_ids) = results[False][0], results[True][0]
+
+    _assert_same(old, new)
+    # the cache holds what Llama.generate leaves: the EOG token, or the last token of a
+    # turn cut by max_tokens, is not evaluated
+    assert new_n == old_n and new_ids == old_ids
+    not_evaluated = 1 if new.finish_reason == "length" else 0
+    assert new_n == new.context_tokens + len(new.tokens) - not_evaluated
+    assert new.extra["grammar_checks"] == new.decoded_tokens
+    assert 0 <= new.extra["grammar_rejections"] <= new.extra["grammar_checks"]
+    assert new.extra["grammar_ms"] >= 0
+    assert old.extra == {}
+    if grammar == SMALL_GBNF and max_tokens == 40:
+        assert new.finish_reason == "stop"
+        assert re.fullmatch(r'\{[a-z_ "]{1,30}\}', new.text), new.text
+
+
+def test_fast_grammar_path_exercises_both_branches(engine: LlamaCppEngine) -> None:
+    engine.llm.reset()
+    gens = [
+        engine.generate(_turn(task), max_tokens=40, grammar=SMALL_GBNF)
+        for task in ("Run the tests.", "add() in calc.py returns a - b; fix it.")
+    ]
+    checks = sum(g.extra["grammar_checks"] for g in gens)
+    rejections = sum(g.extra["grammar_rejections"] for g in gens)
+    assert 0 < rejections < checks
+
+
+@pytest.mark.parametrize("grammar", [action_grammar(NO_ARG_SPECS), SMALL_GBNF])
+def test_fast_grammar_multi_turn_reuse_matches_llama_generate(
+    engine: LlamaCppEngine, grammar: str
+) -> None:
+    first_turn = _turn("Fix calc.py, add() subtracts (multi-turn).")
+    engine.llm.reset()
+    first = engine.generate(first_turn, max_tokens=64, grammar=grammar)
+    second_turn = first_turn + [
+        Message("assistant", first.text, tokens=first.tokens),
+        Message("user", "Result of run_tests:\nFAILED (failures=1)"),
+    ]
+    third = second_turn  # the identical prompt again: only the last token is replayed
+
+    results = _both_paths(engine, [first_turn, second_turn, third], grammar, 64)
+
+    for (old, old_n, old_ids), (new, new_n, new_ids) in zip(
+        results[False], results[True], strict=True
+    ):
+        _assert_same(old, new)
+        assert new_n == old_n and new_ids == old_ids
+        _assert_accounting(new)
+    (g1, *_), (g2, *_), (g3, *_) = results[True]
+    assert g1.reused_tokens == 0
+    not_evaluated = 1 if g1.finish_reason == "length" else 0
+    assert g2.reused_tokens == g1.context_tokens + len(g1.tokens) - not_evaluated
+    assert g3.reused_tokens == g3.context_tokens - 1 and g3.prefill_tokens == 1
+
+
+def test_fast_grammar_path_samples_from_a_fully_cached_prompt(engine: LlamaCppEngine) -> None:
+    """A prompt that is exactly the evaluated cache is sampled from the live logits."""
+    prompt = engine.prompt_tokens(_turn("Run the tests (cached)."))
+    outcomes = []
+    try:
+        for fast in (False, True):
+            engine.fast_grammar = fast
+            engine.llm.reset()
+            # leaves the prompt and the generated tokens but the last evaluated
+            first = engine.generate(_turn("Run the tests (cached)."), max_tokens=4)
+            evaluated = len(first.tokens) - (1 if first.finish_reason == "length" else 0)
+            cached = prompt + list(first.tokens[:evaluated])
+            assert engine.llm._input_ids.tolist() == cached
+            reused = engine._reused_prefix(cached)
+            assert reused == len(cached)
+            if fast:
+                extra: dict = {}
+                reused, out, times, finish, _ = engine._decode_greedy_grammar(
+                    cached, reused, SMALL_GBNF, 8, extra
+                )
+            else:
+                out, times, finish, _ = engine._decode_with_generate(
+                    cached, engine._grammar(SMALL_GBNF), 8
+                )
+            outcomes.append((reused, out, len(times), finish, engine.llm.n_tokens))
+    finally:
+        engine.fast_grammar = True
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[1][0] > len(prompt)  # nothing was evaluated before the first sample
+
+
+def test_fast_grammar_path_reports_an_unparseable_grammar(engine: LlamaCppEngine) -> None:
+    with pytest.raises(EngineError):
+        engine.generate(_turn("bad grammar"), max_tokens=4, grammar="root ::= (")
+    # the engine still works afterwards
+    gen = engine.generate(_turn("bad grammar"), max_tokens=40, grammar=SMALL_GBNF)
+    assert gen.finish_reason == "stop"
+
+
+def test_sampling_with_a_grammar_keeps_the_sampler_chain(tiny_model_path: Path) -> None:
+    eng = LlamaCppEngine(tiny_model_path, n_ctx=512, n_threads=1, temperature=0.7)
+    try:
+        gen = eng.generate(_turn("Run the tests."), max_tokens=40, grammar=SMALL_GBNF)
+        assert "grammar_checks" not in gen.extra
+        assert re.fullmatch(r'\{[a-z_ "]{1,30}\}', gen.text), gen.text
+        assert eng.provenance()["grammar_sampling"] == "full vocabulary"
+    finally:
+        eng.close()
 
 
 # ------------------------------------------------------------------------ limits

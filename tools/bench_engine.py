@@ -96,8 +96,9 @@ def run_ours(engine: LlamaCppEngine, messages: list[Message], max_tokens: int) -
         "prompt_tokens": gen.context_tokens,
         "ttft_ms": gen.ttft_ms,
         "decode_ms": gen.decode_ms,
-        # create_completion does not stream the end-of-generation token
-        "tokens": len(gen.tokens),
+        # decode_ms ends at the end-of-generation token, so it is counted here; the raw
+        # stream's times end at its last text token, which it counts the same way
+        "tokens": gen.decoded_tokens,
         "render_ms": gen.render_ms,
         "step_ms": (gen.t_end_ns - gen.t_start_ns) / 1e6,
         "engine_ms": (gen.engine_prefill_ms or 0) + (gen.engine_decode_ms or 0),

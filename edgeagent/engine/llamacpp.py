@@ -6,15 +6,25 @@ sampled (TTFT); each later yield is one decode step. It keeps one sampler, and s
 state, for the whole generation (see shared/docs/llama-cpp-notes.md, 1-2), and it evaluates
 only the prompt past the longest common prefix with the KV cache, which we account for here
 with the same rule it applies.
+
+Greedy decoding under a grammar takes its own loop (`_decode_greedy_grammar`): the argmax of
+the raw logits is checked against the grammar alone, and only when the grammar rejects it is
+the grammar applied to the whole vocabulary (llama.cpp's common sampler does the same). For
+greedy decoding this picks exactly the token `Llama.generate(..., grammar=...)` picks, at a
+fraction of the cost: the sampler chain there filters all ~152k candidates every token
+(shared/docs/llama-cpp-notes.md, 4).
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import time
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from ..errors import ModelError
 from .base import ContextOverflow, EngineError, Generation, Message
@@ -58,6 +68,7 @@ class LlamaCppEngine:
         seed: int = 0,
         temperature: float = 0.0,
         n_batch: int = 512,
+        fast_grammar: bool = True,
     ) -> None:
         try:
             import llama_cpp
@@ -74,6 +85,9 @@ class LlamaCppEngine:
         self.n_gpu_layers = n_gpu_layers
         self.seed = seed
         self.temperature = temperature
+        # greedy + grammar: check the argmax against the grammar first (False: the sampler
+        # chain of Llama.generate filters the whole vocabulary every token; same tokens)
+        self.fast_grammar = fast_grammar
         t0 = time.monotonic_ns()
         try:
             self.llm = llama_cpp.Llama(
@@ -105,6 +119,11 @@ class LlamaCppEngine:
         self._bos_text = bos
         self._add_bos = self.llm._model.add_bos_token()
         self._grammars: dict[str, Any] = {}
+        self._n_vocab = self.llm.n_vocab()
+        # candidate buffers for the fast greedy grammar path, allocated on first use
+        self._candidates: Any = None
+        self._candidates_view: np.ndarray | None = None
+        self._one_candidate: Any = None
         self._kv_bytes_per_token = self._kv_bytes_per_token_from_metadata()
 
     # -- provenance ---------------------------------------------------------------------
@@ -154,6 +173,9 @@ class LlamaCppEngine:
             "seed": self.seed,
             "temperature": self.temperature,
             "sampling": "greedy" if self.temperature == 0 else f"temperature {self.temperature}",
+            "grammar_sampling": "argmax checked first"
+            if self.fast_grammar and self.temperature == 0
+            else "full vocabulary",
             "kv_bytes_per_token": self._kv_bytes_per_token,
             "chat_template": self.template_source,
             "load_ms": self.load_ms,
@@ -230,40 +252,21 @@ class LlamaCppEngine:
         if len(prompt) + max_tokens > limit:
             raise ContextOverflow(len(prompt) + max_tokens, limit)
         reused = self._reused_prefix(prompt)
-        sampler_grammar = self._grammar(grammar) if grammar else None
         ctx = llm._ctx.ctx
         lc.llama_perf_context_reset(ctx)
-        out: list[int] = []
-        times: list[int] = []
-        finish = "length"
-        perf_prefill: tuple[float, float] | None = None
+        extra: dict[str, Any] = {}
+        fast_grammar = bool(grammar) and self.fast_grammar and self.temperature == 0
+        sampler_grammar = self._grammar(grammar) if grammar and not fast_grammar else None
         t_prefill = time.monotonic_ns()
-        stream = llm.generate(
-            prompt,
-            temp=self.temperature,
-            top_k=40,
-            top_p=0.95,
-            min_p=0.05,
-            repeat_penalty=1.0,
-            reset=True,
-            grammar=sampler_grammar,
-        )
-        try:
-            for token in stream:
-                times.append(time.monotonic_ns())
-                if not out and perf_prefill is None:
-                    perf = lc.llama_perf_context(ctx)
-                    perf_prefill = (perf.t_p_eval_ms + perf.t_eval_ms, perf.t_eval_ms)
-                if lc.llama_vocab_is_eog(self._vocab, token):
-                    finish = "stop"
-                    break
-                out.append(token)
-                if len(out) >= max_tokens:
-                    break
-        except (RuntimeError, ValueError, OSError) as exc:
-            raise EngineError(f"llama.cpp failed while generating: {exc}") from exc
-        finally:
-            stream.close()
+        if fast_grammar:
+            assert grammar is not None
+            reused, out, times, finish, perf_prefill = self._decode_greedy_grammar(
+                prompt, reused, grammar, max_tokens, extra
+            )
+        else:
+            out, times, finish, perf_prefill = self._decode_with_generate(
+                prompt, sampler_grammar, max_tokens
+            )
         if not times:
             raise EngineError("llama.cpp produced no token")
         perf = lc.llama_perf_context(ctx)
@@ -288,7 +291,162 @@ class LlamaCppEngine:
             engine_prefill_ms=engine_prefill_ms,
             engine_decode_ms=engine_decode_ms,
             kv_cache_bytes=(len(prompt) + len(out)) * self._kv_bytes_per_token,
+            extra=extra,
         )
+
+    def _perf_prefill(self) -> tuple[float, float]:
+        """llama.cpp's eval time so far (prompt + single-token batches), and the latter alone."""
+        perf = self._llama_cpp.llama_perf_context(self.llm._ctx.ctx)
+        return (perf.t_p_eval_ms + perf.t_eval_ms, perf.t_eval_ms)
+
+    def _decode_with_generate(
+        self, prompt: list[int], sampler_grammar: Any, max_tokens: int
+    ) -> tuple[list[int], list[int], str, tuple[float, float] | None]:
+        """Drive `Llama.generate()` and time around its yields (sampling, or no grammar)."""
+        lc = self._llama_cpp
+        llm = self.llm
+        out: list[int] = []
+        times: list[int] = []
+        finish = "length"
+        perf_prefill: tuple[float, float] | None = None
+        stream = llm.generate(
+            prompt,
+            temp=self.temperature,
+            top_k=40,
+            top_p=0.95,
+            min_p=0.05,
+            repeat_penalty=1.0,
+            reset=True,
+            grammar=sampler_grammar,
+        )
+        try:
+            for token in stream:
+                times.append(time.monotonic_ns())
+                if not out and perf_prefill is None:
+                    perf_prefill = self._perf_prefill()
+                if lc.llama_vocab_is_eog(self._vocab, token):
+                    finish = "stop"
+                    break
+                out.append(token)
+                if len(out) >= max_tokens:
+                    break
+        except (RuntimeError, ValueError, OSError) as exc:
+            raise EngineError(f"llama.cpp failed while generating: {exc}") from exc
+        finally:
+            stream.close()
+        return out, times, finish, perf_prefill
+
+    def _candidate_buffers(self) -> tuple[Any, np.ndarray, Any]:
+        """The full-vocabulary candidate array (and a numpy view of it) and a 1-element one."""
+        if self._candidates is None:
+            lc = self._llama_cpp
+            data = (lc.llama_token_data * self._n_vocab)()
+            view = np.ctypeslib.as_array(data)
+            view["id"] = np.arange(self._n_vocab, dtype=view.dtype["id"])
+            view["p"] = 0.0
+            self._candidates = data
+            self._candidates_view = view
+            self._one_candidate = (lc.llama_token_data * 1)()
+        assert self._candidates_view is not None
+        return self._candidates, self._candidates_view, self._one_candidate
+
+    def _decode_greedy_grammar(
+        self,
+        prompt: list[int],
+        reused: int,
+        gbnf: str,
+        max_tokens: int,
+        extra: dict[str, Any],
+    ) -> tuple[int, list[int], list[int], str, tuple[float, float] | None]:
+        """Greedy decoding under a grammar that checks the argmax first.
+
+        Leaves the KV cache, `llm.n_tokens` and `llm.input_ids` as `Llama.generate()` would:
+        the prompt past `reused` and every returned token but the last are evaluated; the
+        end-of-generation token, or the last token of a turn cut by max_tokens, is not.
+        Returns (reused, tokens, token times, finish reason, perf at the first token).
+        """
+        lc = self._llama_cpp
+        llm = self.llm
+        ctx = llm._ctx.ctx
+        n_vocab = self._n_vocab
+        data, view, one = self._candidate_buffers()
+        full = lc.llama_token_data_array(
+            data=ctypes.cast(data, lc.llama_token_data_p), size=n_vocab, selected=-1, sorted=False
+        )
+        single = lc.llama_token_data_array(
+            data=ctypes.cast(one, lc.llama_token_data_p), size=1, selected=-1, sorted=False
+        )
+        full_ref, single_ref = ctypes.byref(full), ctypes.byref(single)
+        logits_view = view["logit"]
+        out: list[int] = []
+        times: list[int] = []
+        finish = "length"
+        perf_prefill: tuple[float, float] | None = None
+        checks = rejections = 0
+        grammar_ns = 0
+        # one grammar sampler per generation: its state advances with every accepted token
+        smpl = lc.llama_sampler_init_grammar(self._vocab, gbnf.encode(), b"root")
+        if not smpl:
+            raise EngineError("llama.cpp could not parse the grammar")
+        try:
+            if reused < len(prompt):
+                if reused == 0:
+                    llm.reset()
+                elif llm._ctx.kv_cache_seq_rm(-1, reused, -1):
+                    llm.n_tokens = reused
+                    llm._requires_eval = True
+                else:  # partial removal unsupported: re-evaluate everything, as generate() does
+                    llm.reset()
+                    reused = 0
+                llm.eval(prompt[reused:])
+            # else: the whole prompt is cached with live logits; sample from them directly
+            while True:
+                ptr = lc.llama_get_logits_ith(ctx, -1)
+                if not ptr:
+                    raise EngineError("llama.cpp returned no logits for the last position")
+                logits = np.ctypeslib.as_array(ptr, shape=(n_vocab,))
+                token = int(np.argmax(logits))  # the first maximum, as llama.cpp's greedy
+                t0 = time.monotonic_ns()
+                checks += 1
+                one[0].id = token
+                one[0].logit = float(logits[token])
+                one[0].p = 0.0
+                single.selected = -1
+                lc.llama_sampler_apply(smpl, single_ref)
+                if one[0].logit == -np.inf:
+                    # rejected: the grammar filters the whole vocabulary, then the argmax
+                    rejections += 1
+                    logits_view[:] = logits
+                    full.data = ctypes.cast(data, lc.llama_token_data_p)
+                    full.size = n_vocab
+                    full.selected = -1
+                    full.sorted = False
+                    lc.llama_sampler_apply(smpl, full_ref)
+                    token = int(np.argmax(logits_view))
+                    if logits_view[token] == -np.inf:
+                        raise EngineError("the grammar allows no token at this point")
+                grammar_ns += time.monotonic_ns() - t0
+                times.append(time.monotonic_ns())
+                if perf_prefill is None:
+                    perf_prefill = self._perf_prefill()
+                if lc.llama_vocab_is_eog(self._vocab, token):
+                    finish = "stop"
+                    break
+                out.append(token)
+                if len(out) >= max_tokens:
+                    break
+                t0 = time.monotonic_ns()
+                lc.llama_sampler_accept(smpl, token)
+                grammar_ns += time.monotonic_ns() - t0
+                llm.eval([token])
+        except (RuntimeError, ValueError, OSError) as exc:
+            raise EngineError(f"llama.cpp failed while generating: {exc}") from exc
+        finally:
+            lc.llama_sampler_free(smpl)
+        extra.update(
+            grammar_checks=checks, grammar_rejections=rejections, grammar_ms=grammar_ns / 1e6
+        )
+        return reused, out, times, finish, perf_prefill
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
