@@ -265,14 +265,10 @@ def test_fast_grammar_path_samples_from_a_fully_cached_prompt(engine: LlamaCppEn
             assert reused == len(cached)
             if fast:
                 extra: dict = {}
-                reused, out, times, finish, _ = engine._decode_greedy_grammar(
-                    cached, reused, SMALL_GBNF, 8, extra
-                )
+                reused, log = engine._decode_greedy_grammar(cached, reused, SMALL_GBNF, 8, extra)
             else:
-                out, times, finish, _ = engine._decode_with_generate(
-                    cached, engine._grammar(SMALL_GBNF), 8
-                )
-            outcomes.append((reused, out, len(times), finish, engine.llm.n_tokens))
+                log = engine._decode_with_generate(cached, engine._grammar(SMALL_GBNF), 8)
+            outcomes.append((reused, log.out, len(log.times), log.finish, engine.llm.n_tokens))
     finally:
         engine.fast_grammar = True
     assert outcomes[0] == outcomes[1]

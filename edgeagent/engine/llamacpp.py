@@ -21,6 +21,7 @@ import contextlib
 import ctypes
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +54,37 @@ def check_build_is_safe(system_info: str) -> None:
             'with CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install --no-cache-dir --force-reinstall '
             "llama-cpp-python"
         )
+
+
+class _TokenLog:
+    """Per-token bookkeeping shared by both decode loops: when each token was sampled,
+    llama.cpp's counters at the first one, and the stop rule (end of generation, or
+    max_tokens). The end-of-generation token is timed and counted but not kept."""
+
+    def __init__(
+        self,
+        max_tokens: int,
+        perf_now: Callable[[], tuple[float, float]],
+        is_eog: Callable[[int], bool],
+    ) -> None:
+        self.max_tokens = max_tokens
+        self._perf_now = perf_now
+        self._is_eog = is_eog
+        self.out: list[int] = []
+        self.times: list[int] = []
+        self.finish = "length"
+        self.perf_prefill: tuple[float, float] | None = None
+
+    def add(self, token: int) -> bool:
+        """Record one sampled token; False when decoding must stop."""
+        self.times.append(time.monotonic_ns())
+        if self.perf_prefill is None:
+            self.perf_prefill = self._perf_now()
+        if self._is_eog(token):
+            self.finish = "stop"
+            return False
+        self.out.append(token)
+        return len(self.out) < self.max_tokens
 
 
 class LlamaCppEngine:
@@ -260,13 +292,10 @@ class LlamaCppEngine:
         t_prefill = time.monotonic_ns()
         if fast_grammar:
             assert grammar is not None
-            reused, out, times, finish, perf_prefill = self._decode_greedy_grammar(
-                prompt, reused, grammar, max_tokens, extra
-            )
+            reused, log = self._decode_greedy_grammar(prompt, reused, grammar, max_tokens, extra)
         else:
-            out, times, finish, perf_prefill = self._decode_with_generate(
-                prompt, sampler_grammar, max_tokens
-            )
+            log = self._decode_with_generate(prompt, sampler_grammar, max_tokens)
+        out, times, perf_prefill = log.out, log.times, log.perf_prefill
         if not times:
             raise EngineError("llama.cpp produced no token")
         perf = lc.llama_perf_context(ctx)
@@ -278,7 +307,7 @@ class LlamaCppEngine:
         return Generation(
             text=text,
             tokens=tuple(out),
-            finish_reason=finish,
+            finish_reason=log.finish,
             context_tokens=len(prompt),
             reused_tokens=reused,
             prefill_tokens=len(prompt) - reused,
@@ -299,16 +328,18 @@ class LlamaCppEngine:
         perf = self._llama_cpp.llama_perf_context(self.llm._ctx.ctx)
         return (perf.t_p_eval_ms + perf.t_eval_ms, perf.t_eval_ms)
 
+    def _token_log(self, max_tokens: int) -> _TokenLog:
+        return _TokenLog(max_tokens, self._perf_prefill, self._is_eog)
+
+    def _is_eog(self, token: int) -> bool:
+        return bool(self._llama_cpp.llama_vocab_is_eog(self._vocab, token))
+
     def _decode_with_generate(
         self, prompt: list[int], sampler_grammar: Any, max_tokens: int
-    ) -> tuple[list[int], list[int], str, tuple[float, float] | None]:
+    ) -> _TokenLog:
         """Drive `Llama.generate()` and time around its yields (sampling, or no grammar)."""
-        lc = self._llama_cpp
         llm = self.llm
-        out: list[int] = []
-        times: list[int] = []
-        finish = "length"
-        perf_prefill: tuple[float, float] | None = None
+        log = self._token_log(max_tokens)
         stream = llm.generate(
             prompt,
             temp=self.temperature,
@@ -321,20 +352,13 @@ class LlamaCppEngine:
         )
         try:
             for token in stream:
-                times.append(time.monotonic_ns())
-                if not out and perf_prefill is None:
-                    perf_prefill = self._perf_prefill()
-                if lc.llama_vocab_is_eog(self._vocab, token):
-                    finish = "stop"
-                    break
-                out.append(token)
-                if len(out) >= max_tokens:
+                if not log.add(token):
                     break
         except (RuntimeError, ValueError, OSError) as exc:
             raise EngineError(f"llama.cpp failed while generating: {exc}") from exc
         finally:
             stream.close()
-        return out, times, finish, perf_prefill
+        return log
 
     def _candidate_buffers(self) -> tuple[Any, np.ndarray, Any]:
         """The full-vocabulary candidate array (and a numpy view of it) and a 1-element one."""
@@ -357,7 +381,7 @@ class LlamaCppEngine:
         gbnf: str,
         max_tokens: int,
         extra: dict[str, Any],
-    ) -> tuple[int, list[int], list[int], str, tuple[float, float] | None]:
+    ) -> tuple[int, _TokenLog]:
         """Greedy decoding under a grammar that checks the argmax first.
 
         Leaves the KV cache, `llm.n_tokens` and `llm.input_ids` as `Llama.generate()` would:
@@ -378,10 +402,7 @@ class LlamaCppEngine:
         )
         full_ref, single_ref = ctypes.byref(full), ctypes.byref(single)
         logits_view = view["logit"]
-        out: list[int] = []
-        times: list[int] = []
-        finish = "length"
-        perf_prefill: tuple[float, float] | None = None
+        log = self._token_log(max_tokens)
         checks = rejections = 0
         grammar_ns = 0
         # one grammar sampler per generation: its state advances with every accepted token
@@ -426,14 +447,7 @@ class LlamaCppEngine:
                     if logits_view[token] == -np.inf:
                         raise EngineError("the grammar allows no token at this point")
                 grammar_ns += time.monotonic_ns() - t0
-                times.append(time.monotonic_ns())
-                if perf_prefill is None:
-                    perf_prefill = self._perf_prefill()
-                if lc.llama_vocab_is_eog(self._vocab, token):
-                    finish = "stop"
-                    break
-                out.append(token)
-                if len(out) >= max_tokens:
+                if not log.add(token):
                     break
                 t0 = time.monotonic_ns()
                 lc.llama_sampler_accept(smpl, token)
@@ -446,7 +460,7 @@ class LlamaCppEngine:
         extra.update(
             grammar_checks=checks, grammar_rejections=rejections, grammar_ms=grammar_ns / 1e6
         )
-        return reused, out, times, finish, perf_prefill
+        return reused, log
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
