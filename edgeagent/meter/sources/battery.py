@@ -1,0 +1,235 @@
+"""Laptop battery discharge power (docs/power-sensors.md section 3).
+
+On battery the whole system runs from it, so its discharge power is system power. Units:
+`power_now` µW; `voltage_now` µV; `current_now` µA. The ACPI driver exposes either
+`power_now` or `current_now`, never both, and reports them unsigned, so P = power_now / 1e6
+or voltage_now x |current_now| / 1e12.
+
+The value means system power only while `status` is Discharging: on AC it is the charge
+rate, or 0. A battery that is not discharging at discovery is still a source (the charger
+can be unplugged mid-run) but is also listed as unavailable with the reason; every read
+re-checks the status and returns None unless it is Discharging.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from edgeagent.meter.sources.base import Discovery, MeteredSource, SourceInfo, Unavailable
+
+FAMILY = "battery"
+SCOPE = "battery-system"
+DISCHARGING = "Discharging"
+
+# ACPI caches readings for 1 s and embedded controllers refresh every few seconds, so
+# sampling faster only repeats values: a battery wants an interval of at least this.
+MIN_INTERVAL_S = 1.0
+
+UNPLUG_FIX = "unplug the charger to measure on battery"
+PERMISSION_FIX = "run as root, or make the power_supply files readable"
+TIMING_NOTE = (
+    "valid only while status is Discharging; values update slowly (ACPI caches 1 s, the EC "
+    "refreshes every few s), so sample at >= 1 s"
+)
+
+
+def _read_int(path: Path) -> int | None:
+    try:
+        return int(path.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _read_str(path: Path) -> str | None:
+    try:
+        return path.read_text(errors="replace").strip() or None
+    except OSError:
+        return None
+
+
+def _probe(path: Path) -> str | None:
+    """Why path cannot be read as an integer now, or None if it can."""
+    try:
+        int(path.read_text().split()[0])
+    except PermissionError:
+        return "permission denied"
+    except FileNotFoundError:
+        return "file missing"
+    except OSError as e:
+        return f"read failed ({e.strerror or e})"
+    except (ValueError, IndexError):
+        return "unparsable value"
+    return None
+
+
+@dataclass(frozen=True)
+class BatterySource:
+    """One battery's discharge power; None whenever it is not discharging."""
+
+    info: SourceInfo
+    supply: Path  # /sys/class/power_supply/BATn
+    power_path: Path | None  # power_now (µW); None: voltage_now x current_now instead
+
+    @property
+    def name(self) -> str:
+        return self.info.name
+
+    @property
+    def scope(self) -> str:
+        return self.info.scope
+
+    def status(self) -> str | None:
+        return _read_str(self.supply / "status")
+
+    def read_watts(self) -> float | None:
+        # Status is re-read every time: the charger can be plugged in or out mid-run.
+        if self.status() != DISCHARGING:
+            return None
+        pw = self.discharge_picowatts()
+        return None if pw is None else pw / 10**12
+
+    def discharge_picowatts(self) -> int | None:
+        """Discharge power in pW whatever the status; None if the read fails or reads 0.
+
+        Integer picowatts (µW x 1e6, or µV x µA) keep the single division to watts exact.
+        """
+        if self.power_path is not None:
+            uw = _read_int(self.power_path)
+            pw = None if uw is None else abs(uw) * 10**6  # psutil: abs(power_now)
+        else:
+            uv = _read_int(self.supply / "voltage_now")
+            ua = _read_int(self.supply / "current_now")
+            pw = None if uv is None or ua is None else abs(uv * ua)  # ACPI: unsigned
+        # A discharging battery feeding a running system cannot deliver 0 W: some firmware
+        # reports 0 until the EC refreshes after unplugging, which is a gap, not a reading.
+        return pw or None
+
+
+@dataclass(frozen=True)
+class BatteryTotal:
+    """System power on a machine with several batteries: the sum of the discharging ones."""
+
+    info: SourceInfo
+    batteries: tuple[BatterySource, ...]
+
+    @property
+    def name(self) -> str:
+        return self.info.name
+
+    @property
+    def scope(self) -> str:
+        return self.info.scope
+
+    def read_watts(self) -> float | None:
+        statuses = [b.status() for b in self.batteries]
+        # Any battery charging means the machine is on AC; none discharging means the same.
+        if DISCHARGING not in statuses or "Charging" in statuses:
+            return None
+        total = 0
+        for battery, status in zip(self.batteries, statuses, strict=True):
+            if status != DISCHARGING:
+                continue  # an idle second battery supplies nothing
+            pw = battery.discharge_picowatts()
+            if pw is None:  # a partial sum would understate the system: a gap
+                return None
+            total += pw
+        return total / 10**12
+
+
+def _batteries(root: Path) -> list[Path]:
+    """System batteries under root: type Battery, not a peripheral's (scope Device)."""
+    try:
+        supplies = sorted((root / "sys" / "class" / "power_supply").iterdir())
+    except OSError:
+        return []
+    return [
+        d
+        for d in supplies
+        if _read_str(d / "type") == "Battery"
+        # Mice and headsets report type Battery with scope Device: not the system's power.
+        and _read_str(d / "scope") != "Device"
+    ]
+
+
+def _battery_source(supply: Path, note: str) -> BatterySource | Unavailable:
+    name = f"{FAMILY}:{supply.name}"
+    power_now = supply / "power_now"
+    if power_now.exists():
+        files, power_path, how = [power_now], power_now, "power_now (µW)"
+    elif (supply / "voltage_now").exists() and (supply / "current_now").exists():
+        files = [supply / "voltage_now", supply / "current_now"]
+        power_path, how = None, "voltage_now (µV) x current_now (µA)"
+    else:
+        return Unavailable(FAMILY, name, "no power_now, nor voltage_now and current_now")
+    for f in files:
+        why = _probe(f)
+        if why is not None:
+            fix = PERMISSION_FIX if why == "permission denied" else None
+            return Unavailable(FAMILY, name, f"{why}: {f}", fix)
+    if _read_str(supply / "status") is None:
+        return Unavailable(FAMILY, name, "status unreadable: cannot tell discharging from AC")
+    info = SourceInfo(
+        family=FAMILY,
+        name=name,
+        scope=SCOPE,
+        rail=supply.name,
+        unit="W",
+        kind="power",
+        path=str(files[0]),
+        note=f"{how}; {note}",
+    )
+    return BatterySource(info, supply, power_path)
+
+
+def discover(root: Path = Path("/")) -> Discovery:
+    """Every system battery as a source; the not-discharging ones also listed with why."""
+    supplies = _batteries(root)
+    if not supplies:
+        return Discovery(unavailable=(Unavailable(FAMILY, FAMILY, "not present"),))
+    several = len(supplies) > 1
+    sources: list[BatterySource] = []
+    unavailable: list[Unavailable] = []
+    for supply in supplies:
+        note = TIMING_NOTE
+        if several:
+            note = f"one of {len(supplies)} batteries, see {FAMILY}:total; {note}"
+        found = _battery_source(supply, note)
+        if isinstance(found, Unavailable):
+            unavailable.append(found)
+            continue
+        sources.append(found)
+        status = found.status()
+        if status != DISCHARGING:
+            # Still a source: unplugging mid-run makes its reads valid.
+            reason = f"not discharging (status: {status})"
+            unavailable.append(Unavailable(FAMILY, found.name, reason, UNPLUG_FIX))
+    out: list[MeteredSource] = list(sources)
+    if several and len(sources) == len(supplies):
+        info = SourceInfo(
+            family=FAMILY,
+            name=f"{FAMILY}:total",
+            scope=SCOPE,
+            rail=None,
+            unit="W",
+            kind="power",
+            path=None,
+            note=f"sum of the discharging batteries; {TIMING_NOTE}",
+        )
+        out.insert(0, BatteryTotal(info, tuple(sources)))
+    elif several:
+        # Without every battery the system draw cannot be summed.
+        reason = "a battery is unavailable, so the system draw cannot be summed"
+        unavailable.append(Unavailable(FAMILY, f"{FAMILY}:total", reason))
+    return Discovery(sources=tuple(out), unavailable=tuple(unavailable))
+
+
+def primary_source(discovery: Discovery) -> MeteredSource | None:
+    """System power on battery: the total where there are several batteries, else the one."""
+    batteries = [s for s in discovery.sources if s.info.family == FAMILY]
+    total = next((s for s in batteries if s.name == f"{FAMILY}:total"), None)
+    if total is not None:
+        return total
+    if any(u.name == f"{FAMILY}:total" for u in discovery.unavailable):
+        return None  # one of several batteries is not the whole system
+    return batteries[0] if len(batteries) == 1 else None

@@ -1,0 +1,438 @@
+"""NVIDIA Jetson power rails from the INA3221 monitors (docs/power-sensors.md section 2).
+
+Two driver layouts exist and both are read:
+
+- JetPack 4 (out-of-tree IIO driver, i2c name `ina3221x`): `<dev>/iio:deviceN/` (TX2:
+  `<dev>/iio_device/`), 0-based channels, `rail_name_N` and `in_powerN_input` in mW.
+- JetPack 5 and later (mainline hwmon driver, i2c name `ina3221`): `<dev>/hwmon/hwmonN/`,
+  1-based channels, `inK_label`, `inK_input` (mV) and `currK_input` (mA); there is no power
+  file, so power = mV x mA. Channels labelled NC (disabled on the board) and the
+  "sum of shunt voltages" channel 7 are skipped.
+
+Every rail is a source "jetson:<RAIL>". The board total is the module input rail (VDD_IN or
+POM_5V_IN, which excludes the carrier board) where the board has one; otherwise (AGX Orin,
+AGX Xavier) it is the sum of all rails, labelled as such. `primary_source` returns it.
+
+Rails are read as integer microwatts (mW x 1000, or mV x mA) so a sum of rails is exact
+before the single division to watts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from edgeagent.meter.sources.base import Discovery, MeteredSource, SourceInfo, Unavailable
+
+FAMILY = "jetson"
+
+# The rails that carry everything the module draws (jtop `total_power`). Zeus's looser
+# substring match (`_in`, `system`, `total`) is not used: it would also catch rails that are
+# not the module input.
+MODULE_INPUT_RAILS = ("VDD_IN", "POM_5V_IN")
+
+# The INA3221 has three channels; on hwmon, channel 7 is "sum of shunt voltages" (µV) and
+# curr4 its summed current, neither of which is a rail.
+HWMON_CHANNELS = (1, 2, 3)
+HWMON_SUM_CHANNEL = 7
+
+SUM_NOTE = "sum of rails (no module input rail on this board)"
+MODULE_INPUT_NOTE = "module input power (excludes the carrier board)"
+PERMISSION_FIX = "run as root, or make the INA3221 sysfs files readable (chmod a+r or a udev rule)"
+
+# GPU nodes as the device tree names them (Nano/TX: gpu, Xavier: gv11b, Orin: ga10b).
+GPU_OF_NAMES = ("gpu", "ga10b", "gv11b")
+# Fallbacks when no devfreq entry names the GPU (docs section 2, "Hard-coded variants").
+GPU_LOAD_PATHS = (
+    "sys/devices/gpu.0/load",
+    "sys/devices/17000000.gv11b/load",
+    "sys/devices/17000000.ga10b/load",
+    "sys/devices/platform/bus@0/17000000.gpu/load",
+    "sys/devices/platform/gpu.0/load",
+)
+
+_I2C_DEVICE = re.compile(r"^\d+-[0-9a-fA-F]{4}$")  # "<bus>-<addr>", e.g. 6-0040
+_IIO_RAIL = re.compile(r"^rail_name_(\d+)$")
+_RELEASE = re.compile(r"R(\d+)\s*\(release\),\s*REVISION:\s*([0-9.]+)")
+_POWER_MODEL = re.compile(r"<\s*POWER_MODEL\s+ID=(\d+)\s+NAME=([^\s>]+)")
+_PM_DEFAULT = re.compile(r"<\s*PM_CONFIG\s+DEFAULT=(\d+)\s*>")
+_PMODE = re.compile(r"pmode:\s*(\d+)")
+
+
+# --- reading -------------------------------------------------------------------------------
+
+
+def _read_int(path: Path) -> int | None:
+    """The leading integer of a sysfs file, or None if it is gone, unreadable or garbled."""
+    try:
+        return int(path.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _read_str(path: Path) -> str | None:
+    try:
+        return path.read_text(errors="replace").strip("\x00\n\t ") or None
+    except OSError:
+        return None
+
+
+def _probe(path: Path) -> str | None:
+    """Why path cannot be read as an integer now, or None if it can."""
+    try:
+        int(path.read_text().split()[0])
+    except PermissionError:
+        return "permission denied"
+    except FileNotFoundError:
+        return "file missing"
+    except OSError as e:  # e.g. ENODATA from a disabled hwmon channel
+        return f"read failed ({e.strerror or e})"
+    except (ValueError, IndexError):
+        return "unparsable value"
+    return None
+
+
+# --- sources -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class IioRail:
+    """A JetPack 4 rail: the driver computes power itself (in_powerN_input, mW)."""
+
+    info: SourceInfo
+    power_path: Path
+
+    @property
+    def name(self) -> str:
+        return self.info.name
+
+    @property
+    def scope(self) -> str:
+        return self.info.scope
+
+    def read_microwatts(self) -> int | None:
+        mw = _read_int(self.power_path)
+        return None if mw is None else mw * 1000
+
+    def read_watts(self) -> float | None:
+        uw = self.read_microwatts()
+        return None if uw is None else uw / 1e6
+
+
+@dataclass(frozen=True)
+class HwmonRail:
+    """A JetPack 5+ rail: power = bus voltage (inK_input, mV) x current (currK_input, mA)."""
+
+    info: SourceInfo
+    voltage_path: Path
+    current_path: Path
+
+    @property
+    def name(self) -> str:
+        return self.info.name
+
+    @property
+    def scope(self) -> str:
+        return self.info.scope
+
+    def read_microwatts(self) -> int | None:
+        mv = _read_int(self.voltage_path)
+        ma = _read_int(self.current_path)
+        if mv is None or ma is None:
+            return None
+        return mv * ma  # mV x mA = µW
+
+    def read_watts(self) -> float | None:
+        uw = self.read_microwatts()
+        return None if uw is None else uw / 1e6
+
+
+Rail = IioRail | HwmonRail
+
+
+@dataclass(frozen=True)
+class RailSum:
+    """The board total where there is no module input rail: the sum of every rail."""
+
+    info: SourceInfo
+    rails: tuple[Rail, ...]
+
+    @property
+    def name(self) -> str:
+        return self.info.name
+
+    @property
+    def scope(self) -> str:
+        return self.info.scope
+
+    def read_watts(self) -> float | None:
+        total = 0
+        for rail in self.rails:
+            uw = rail.read_microwatts()
+            if uw is None:  # a partial sum would understate the draw: a gap, not a number
+                return None
+            total += uw
+        return total / 1e6
+
+
+# --- discovery -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Channel:
+    """One labelled INA3221 channel found on disk, before it is checked readable."""
+
+    device: str  # i2c device, e.g. "1-0040"
+    rail: str
+    files: tuple[Path, ...]  # the files a read needs (power, or voltage and current)
+
+
+def _ina3221_devices(root: Path) -> list[Path]:
+    """INA3221 i2c device directories, each once (the doc's two discovery roots)."""
+    found: dict[str, Path] = {}
+    i2c = root / "sys" / "bus" / "i2c"
+    # jtop: any i2c device whose name contains ina3221 (ina3221x on JetPack 4).
+    for dev in _listdir(i2c / "devices"):
+        name = _read_str(dev / "name")
+        if name and "ina3221" in name:
+            found.setdefault(dev.name, dev)
+    # Zeus / alumet: devices bound to either driver.
+    for driver in ("ina3221x", "ina3221"):
+        for dev in _listdir(i2c / "drivers" / driver):
+            if _I2C_DEVICE.match(dev.name) and dev.is_dir():
+                # Keyed by "<bus>-<addr>", unique per system: the same device reached through
+                # both roots (symlinks, or a copied tree) is counted once.
+                found.setdefault(dev.name, dev)
+    return [found[k] for k in sorted(found)]
+
+
+def _listdir(path: Path) -> list[Path]:
+    try:
+        return sorted(path.iterdir())
+    except OSError:
+        return []
+
+
+def _is_not_connected(label: str) -> bool:
+    # jtop drops labels containing "NC"; matched as a whole word here so a rail whose name
+    # merely contains the letters (e.g. "VDD_SYNC") is kept.
+    return "NC" in re.split(r"[^A-Za-z0-9]+", label.upper())
+
+
+def _iio_channels(device: Path) -> Iterator[_Channel]:
+    data_dirs = [d for d in _listdir(device) if d.name.startswith(("iio:device", "iio_device"))]
+    for data in data_dirs:
+        for f in _listdir(data):
+            m = _IIO_RAIL.match(f.name)
+            if not m:
+                continue
+            n = m.group(1)
+            rail = _read_str(f)
+            if rail is None or _is_not_connected(rail):
+                continue
+            yield _Channel(device.name, rail, (data / f"in_power{n}_input",))
+
+
+def _hwmon_channels(device: Path) -> Iterator[_Channel]:
+    for hwmon in _listdir(device / "hwmon"):
+        if not hwmon.name.startswith("hwmon"):
+            continue
+        for k in HWMON_CHANNELS:
+            label_path = hwmon / f"in{k}_label"
+            volt, curr = hwmon / f"in{k}_input", hwmon / f"curr{k}_input"
+            # The doc: always require both the label and the current file.
+            if not label_path.exists() or not curr.exists():
+                continue
+            label = _read_str(label_path)
+            if label is None or _is_not_connected(label) or label.lower().startswith("sum of"):
+                continue
+            yield _Channel(device.name, label, (volt, curr))
+
+
+def _source_info(channel: _Channel, name: str, is_input: bool) -> SourceInfo:
+    first = channel.files[0]
+    note = MODULE_INPUT_NOTE if is_input else None
+    if len(channel.files) == 2:
+        k = first.name[2:].split("_")[0]
+        formula = f"in{k}_input (mV) x curr{k}_input (mA)"
+        note = f"{note}; {formula}" if note else formula
+    return SourceInfo(
+        family=FAMILY,
+        name=name,
+        scope="module-input" if is_input else "soc",
+        rail=channel.rail,
+        unit="W",
+        kind="power",
+        path=str(first),
+        note=note,
+    )
+
+
+def discover(root: Path = Path("/")) -> Discovery:
+    """Every readable INA3221 rail below root, the board total first; reasons for the rest."""
+    devices = _ina3221_devices(root)
+    if not devices:
+        return Discovery(unavailable=(Unavailable(FAMILY, FAMILY, "not present"),))
+    channels = [c for dev in devices for c in (*_iio_channels(dev), *_hwmon_channels(dev))]
+    if not channels:
+        reason = "INA3221 found but no labelled rails"
+        return Discovery(unavailable=(Unavailable(FAMILY, FAMILY, reason),))
+
+    present = {c.rail for c in channels}
+    # One input rail is the total (VDD_IN before POM_5V_IN, should a board have both).
+    input_rail = next((r for r in MODULE_INPUT_RAILS if r in present), None)
+
+    rails: list[Rail] = []
+    unavailable: list[Unavailable] = []
+    taken: set[str] = set()
+    for ch in channels:
+        name = f"{FAMILY}:{ch.rail}"
+        if name in taken:  # the same label on two chips: keep both, told apart by device
+            name = f"{name}@{ch.device}"
+        taken.add(name)
+        problems = [(f, why) for f in ch.files if (why := _probe(f)) is not None]
+        if problems:
+            path, why = problems[0]
+            fix = PERMISSION_FIX if why == "permission denied" else None
+            unavailable.append(Unavailable(FAMILY, name, f"{why}: {path}", fix))
+            continue
+        info = _source_info(ch, name, is_input=ch.rail == input_rail and not _has_input(rails))
+        if len(ch.files) == 1:
+            rails.append(IioRail(info, ch.files[0]))
+        else:
+            rails.append(HwmonRail(info, ch.files[0], ch.files[1]))
+
+    total: MeteredSource | None = next((r for r in rails if r.scope == "module-input"), None)
+    if total is None and input_rail is not None:
+        # The rails without the input would be a SoC subset presented as the board: no total.
+        reason = f"module input rail {input_rail} unavailable"
+        unavailable.append(Unavailable(FAMILY, f"{FAMILY}:total", reason))
+    elif total is None and unavailable:
+        # Summing only the readable rails would understate the board: no total either.
+        missing = ", ".join(u.name for u in unavailable)
+        reason = f"sum of rails incomplete ({missing} unavailable)"
+        unavailable.append(Unavailable(FAMILY, f"{FAMILY}:total", reason))
+    elif total is None and rails:
+        info = SourceInfo(
+            family=FAMILY,
+            name=f"{FAMILY}:total",
+            scope="soc",
+            rail=None,
+            unit="W",
+            kind="power",
+            path=None,
+            note=SUM_NOTE,
+        )
+        total = RailSum(info, tuple(rails))
+    # The total first, so a caller taking the first source gets the board figure.
+    others = [r for r in rails if r is not total]
+    sources: tuple[MeteredSource, ...] = (total, *others) if total is not None else tuple(others)
+    return Discovery(sources=sources, unavailable=tuple(unavailable))
+
+
+def _has_input(rails: list[Rail]) -> bool:
+    return any(r.scope == "module-input" for r in rails)
+
+
+def primary_source(discovery: Discovery) -> MeteredSource | None:
+    """The board total: the module input rail, else the sum of rails; None if neither."""
+    jetson = [s for s in discovery.sources if s.info.family == FAMILY]
+    for s in jetson:
+        if s.scope == "module-input":
+            return s
+    return next((s for s in jetson if s.name == f"{FAMILY}:total"), None)
+
+
+# --- board facts ---------------------------------------------------------------------------
+
+
+def board_info(root: Path = Path("/")) -> dict[str, object]:
+    """Model, L4T release, GPU load and nvpmodel mode; each None with a reason when unknown.
+
+    Keys: model, l4t_release ("35.4.1"), gpu_load_percent, nvpmodel_id, nvpmodel_name,
+    nvpmodel_source ("status" or "conf default"), unavailable ({key: reason}).
+    """
+    unavailable: dict[str, str] = {}
+    info: dict[str, object] = {}
+
+    info["model"] = _model(root)
+    if info["model"] is None:
+        unavailable["model"] = "no device-tree model"
+
+    info["l4t_release"], why = _l4t_release(root)
+    if why:
+        unavailable["l4t_release"] = why
+
+    info["gpu_load_percent"], why = _gpu_load(root)
+    if why:
+        unavailable["gpu_load_percent"] = why
+
+    mode_id, mode_name, source, why = _nvpmodel(root)
+    info.update(nvpmodel_id=mode_id, nvpmodel_name=mode_name, nvpmodel_source=source)
+    if why:
+        unavailable["nvpmodel"] = why
+
+    info["unavailable"] = unavailable
+    return info
+
+
+def _model(root: Path) -> str | None:
+    # The value is NUL-terminated; _read_str strips it.
+    for rel in ("sys/firmware/devicetree/base/model", "proc/device-tree/model"):
+        value = _read_str(root / rel)
+        if value:
+            return value
+    return None
+
+
+def _l4t_release(root: Path) -> tuple[str | None, str | None]:
+    text = _read_str(root / "etc" / "nv_tegra_release")
+    if text is None:
+        return None, "no /etc/nv_tegra_release"
+    m = _RELEASE.search(text)
+    if not m:
+        return None, "unrecognised /etc/nv_tegra_release"
+    return f"{m.group(1)}.{m.group(2)}", None
+
+
+def _gpu_load(root: Path) -> tuple[float | None, str | None]:
+    # Robust lookup first: the devfreq entry whose device-tree node is the GPU. Thor names
+    # its devfreq entry gpu-gpc-N instead.
+    candidates: list[Path] = []
+    for entry in _listdir(root / "sys" / "class" / "devfreq"):
+        of_name = _read_str(entry / "device" / "of_node" / "name")
+        if of_name in GPU_OF_NAMES or entry.name.startswith("gpu-gpc"):
+            candidates.append(entry / "device" / "load")
+    candidates += [root / rel for rel in GPU_LOAD_PATHS]
+    for path in candidates:
+        permille = _read_int(path)
+        if permille is not None:
+            return permille / 10, None  # the file is per mille (0-1000)
+    return None, "no readable GPU load file"
+
+
+def _nvpmodel(root: Path) -> tuple[int | None, str | None, str | None, str | None]:
+    """(id, name, where the id came from, reason if unknown).
+
+    Not in docs/power-sensors.md: nvpmodel writes the selected mode to
+    /var/lib/nvpmodel/status as "pmode:0001", and /etc/nvpmodel.conf names the modes
+    (`< POWER_MODEL ID=1 NAME=25W >`) and the boot default (`< PM_CONFIG DEFAULT=2 >`),
+    which applies while no mode has been selected (no status file).
+    """
+    conf = _read_str(root / "etc" / "nvpmodel.conf")
+    names = {int(i): n for i, n in _POWER_MODEL.findall(conf)} if conf else {}
+    status = _read_str(root / "var" / "lib" / "nvpmodel" / "status")
+    m = _PMODE.search(status) if status else None
+    if m:
+        mode_id, source = int(m.group(1)), "status"
+    elif conf and (d := _PM_DEFAULT.search(conf)):
+        mode_id, source = int(d.group(1)), "conf default"
+    elif conf is None:
+        return None, None, None, "no /etc/nvpmodel.conf or /var/lib/nvpmodel/status"
+    else:
+        return None, None, None, "no current or default mode in nvpmodel files"
+    name = names.get(mode_id)
+    why = None if name else f"mode {mode_id} not named in /etc/nvpmodel.conf"
+    return mode_id, name, source, why
