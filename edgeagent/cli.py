@@ -62,6 +62,11 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, help="sampling seed (recorded)")
     p.add_argument("--no-grammar", dest="grammar", action="store_false", default=None,
                    help="do not constrain tool calls with a grammar")
+    p.add_argument("--power-root", help="read power sensors below this directory (default /)")
+    p.add_argument("--power-estimate-tdp", type=float, metavar="WATTS",
+                   help="allow a CPU-utilisation x TDP estimate when no sensor exists "
+                   "(always labelled estimated)")
+    p.add_argument("--sample-interval-s", type=float, help="meter sampling interval (0.05)")
     p.add_argument("--json", action="store_true", help="print JSON events instead of lines")
     p.set_defaults(func=_cmd_run)
 
@@ -75,7 +80,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         key: getattr(args, key)
         for key in ("model", "suite", "tasks", "out", "max_steps", "max_context_tokens",
                     "max_new_tokens", "wall_s", "n_ctx", "threads", "gpu_layers", "seed",
-                    "grammar")
+                    "grammar", "power_root", "power_estimate_tdp", "sample_interval_s")
     }
     config = load_config(args.config, overrides)
     printer = JsonPrinter() if args.json else ConsolePrinter()

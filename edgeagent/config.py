@@ -38,7 +38,9 @@ class RunConfig:
     seed: int = 0
     temperature: float = 0.0
     # meter
-    sample_interval_s: float = 0.1
+    sample_interval_s: float = 0.05  # 20 Hz; clamped to >= 1 s when the total is a battery
+    power_root: str = "/"  # where sysfs is read: a copied or fixture tree for tests
+    power_estimate_tdp: float | None = None  # watts: allows a labelled CPU x TDP estimate
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -48,7 +50,10 @@ class RunConfig:
 
 _FIELDS = {f.name: f for f in dataclasses.fields(RunConfig)}
 _DEFAULT_STEPS = 20
-_MINIMUMS = {"max_steps": 1, "n_ctx": 512, "max_new_tokens": 1, "observation_tokens": 64}
+_MINIMUMS: dict[str, float] = {
+    "max_steps": 1, "n_ctx": 512, "max_new_tokens": 1, "observation_tokens": 64,
+    "sample_interval_s": 0.005, "power_estimate_tdp": 0.1,
+}
 DEFAULT_WALL_S = 600.0
 DEFAULT_COMMAND_TIMEOUT_S = 60.0
 
@@ -94,6 +99,10 @@ def _coerce(name: str, value: Any, where: str) -> Any:
             raise bad
         if value < 0:
             raise ConfigError(f"{where}: key '{name}' must not be negative, got {value}")
+        if value < _MINIMUMS.get(name, 0):
+            raise ConfigError(
+                f"{where}: key '{name}' must be at least {_MINIMUMS[name]}, got {value}"
+            )
         return float(value)
     if not isinstance(value, str) or not value:
         raise bad

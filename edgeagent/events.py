@@ -18,7 +18,7 @@ class PhaseEnergy:
     joules: float | None
     source: str | None = None
     scope: str | None = None
-    null_reason: str | None = "no power source"
+    null_reason: str | None = "no power source found"
 
 
 @dataclass(frozen=True)
@@ -68,6 +68,9 @@ class StepRecord:
     energy_prefill: PhaseEnergy = field(default_factory=lambda: PhaseEnergy(None))
     energy_decode: PhaseEnergy = field(default_factory=lambda: PhaseEnergy(None))
     energy_tool: PhaseEnergy = field(default_factory=lambda: PhaseEnergy(None))
+    # harness time between the previous step's end (or the task start) and this step's start
+    energy_other: PhaseEnergy = field(default_factory=lambda: PhaseEnergy(None))
+    t_other_start_ns: int | None = None
     cpu_percent: float | None = None
     rss_bytes: int | None = None
     max_temp_c: float | None = None
@@ -99,6 +102,11 @@ class TaskRecord:
     energy_j: float | None
     energy_null_reason: str | None
     grading_output: str
+    energy_prefill_j: float | None = None
+    energy_decode_j: float | None = None
+    energy_tool_j: float | None = None
+    energy_other_j: float | None = None
+    average_w: float | None = None
     error: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -129,9 +137,23 @@ class RunFinished:
     status: str  # complete | interrupted | failed
     tasks: tuple[TaskRecord, ...]
     wall_ms: float
+    energy_j: float | None = None
+    energy_null_reason: str | None = None
+    sample_hz: float | None = None  # the sampling rate achieved over the run
 
 
-Event = RunStarted | TaskStarted | StepRecord | TaskRecord | RunFinished
+@dataclass(frozen=True)
+class SampleBatch:
+    """Meter samples taken since the previous batch, for the store's samples table.
+
+    Each sample: (t_ns, cpu_percent, rss_bytes, temp_c, ((source name, value), ...)),
+    value in watts for a power source and cumulative joules for a counter.
+    """
+
+    samples: tuple[tuple[Any, ...], ...]
+
+
+Event = RunStarted | TaskStarted | StepRecord | TaskRecord | RunFinished | SampleBatch
 
 
 class EventSink(Protocol):

@@ -3,7 +3,6 @@ run the agent loop in a fresh workspace, grade it with the hidden tests and reco
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -24,15 +23,17 @@ from .events import (
     Event,
     EventSink,
     FanOut,
-    PhaseEnergy,
     RunFinished,
     RunStarted,
     StepRecord,
     TaskRecord,
 )
+from .meter.attribution import MeteredSink, sum_joules
 from .meter.device import device_snapshot
-from .meter.energy import NO_SOURCE, Source, attribute_energy
+from .meter.energy import NO_SOURCE
 from .meter.sampler import Sampler
+from .meter.sources import Total, choose_total, describe, discover_all
+from .meter.sources.battery import MIN_INTERVAL_S as BATTERY_MIN_INTERVAL_S
 from .models import resolve_model
 from .results.store import RunStore, make_run_dir
 from .sandbox.process import ProcessLimits, isolation_report, run_command
@@ -51,34 +52,9 @@ class RunResult:
     tasks: tuple[TaskRecord, ...]
 
 
-class MeteredSink:
-    """Adds the meter's view (energy per phase, CPU, RSS, temperature) to each step."""
-
-    def __init__(self, inner: EventSink, sampler: Sampler, source: Source | None) -> None:
-        self.inner = inner
-        self.sampler = sampler
-        self.source = source
-
-    def _energy(self, t0: int, t1: int) -> PhaseEnergy:
-        samples = self.sampler.samples_covering(t0, t1)
-        return attribute_energy(samples, t0, t1, self.source)
-
-    def emit(self, event: Event) -> None:
-        if isinstance(event, StepRecord):
-            stats = self.sampler.window_stats(event.t_start_ns, event.t_tool_end_ns)
-            event = dataclasses.replace(
-                event,
-                energy_prefill=self._energy(event.t_start_ns, event.t_first_token_ns),
-                energy_decode=self._energy(event.t_first_token_ns, event.t_decode_end_ns),
-                energy_tool=self._energy(event.t_tool_start_ns, event.t_tool_end_ns),
-                cpu_percent=stats.cpu_percent_mean,
-                rss_bytes=stats.rss_bytes_max,
-                max_temp_c=stats.temp_c_max,
-            )
-        self.inner.emit(event)
-
-
 class _StepCollector:
+    """Keeps the current task's steps as the store sees them, i.e. after metering."""
+
     def __init__(self) -> None:
         self.steps: list[StepRecord] = []
 
@@ -106,8 +82,15 @@ def preflight(tasks: Sequence[Task], config: RunConfig) -> None:
             )
 
 
+_PHASES = ("prefill", "decode", "tool", "other")
+
+
+def _phase_joules(steps: Sequence[StepRecord], phase: str) -> float | None:
+    return sum_joules([getattr(s, f"energy_{phase}").joules for s in steps])
+
+
 def _task_energy(steps: Sequence[StepRecord]) -> tuple[float | None, str | None]:
-    phases = [p for s in steps for p in (s.energy_prefill, s.energy_decode, s.energy_tool)]
+    phases = [getattr(s, f"energy_{p}") for s in steps for p in _PHASES]
     if not phases:
         return None, NO_SOURCE
     missing = [p for p in phases if p.joules is None]
@@ -144,6 +127,11 @@ def _task_record(
         energy_null_reason=reason,
         grading_output=graded.output[-4000:] if graded else "not graded: " + loop.termination,
         error=error,
+        energy_prefill_j=_phase_joules(steps, "prefill"),
+        energy_decode_j=_phase_joules(steps, "decode"),
+        energy_tool_j=_phase_joules(steps, "tool"),
+        energy_other_j=_phase_joules(steps, "other"),
+        average_w=energy / (wall_ms / 1000) if energy is not None and wall_ms > 0 else None,
     )
 
 
@@ -154,9 +142,10 @@ def run_task(
     engine: Engine,
     sink: EventSink,
     stop_requested: Callable[[], bool],
+    collector: _StepCollector,
 ) -> TaskRecord:
-    collector = _StepCollector()
-    fan = FanOut(sink, collector)
+    """`collector` must sit downstream of `sink`'s metering, so task totals see energies."""
+    collector.steps.clear()
     limits = AgentLimits(
         max_steps=effective_max_steps(config, task.limits.max_steps),
         max_context_tokens=config.max_context_tokens,
@@ -174,7 +163,7 @@ def run_task(
         loop = run_agent(
             task_id=task.id, attempt=attempt, title=task.title, issue=task.issue,
             engine=engine, toolbox=Toolbox(ws, task.test_command, process_limits),
-            sink=fan, limits=limits, stop_requested=stop_requested,
+            sink=sink, limits=limits, stop_requested=stop_requested,
         )
         if loop.termination == "engine_error":
             error = loop.detail
@@ -206,7 +195,9 @@ def _check_out_writable(out: Path) -> None:
         ) from exc
 
 
-def build_provenance(config: RunConfig, model: Any, engine: Any) -> dict[str, Any]:
+def build_provenance(
+    config: RunConfig, model: Any, engine: Any, power: dict[str, Any]
+) -> dict[str, Any]:
     return {
         "edgeagent_version": __version__,
         "device": device_snapshot(getattr(engine, "system_info", None)),
@@ -218,8 +209,8 @@ def build_provenance(config: RunConfig, model: Any, engine: Any) -> dict[str, An
             **engine.provenance(),
         },
         "sandbox_isolation": isolation_report(),
-        "power_sources": [],
-        "power_null_reason": NO_SOURCE,
+        "power": power,
+        "power_null_reason": None if power["total"] else NO_SOURCE,
         "seed": config.seed,
         "config": config.to_dict(),
     }
@@ -243,8 +234,11 @@ def execute_run(
     engine = factory(model.path, config)
     run_dir = make_run_dir(out, _run_label(suite.name, model.name or str(model.path)))
     store = RunStore(run_dir, config.to_dict())
-    sampler = Sampler(config.sample_interval_s)
-    sink = MeteredSink(FanOut(store, *sinks), sampler, source=None)
+    discovery = discover_all(Path(config.power_root), tdp_w=config.power_estimate_tdp)
+    total = choose_total(discovery)
+    sampler = Sampler(_sample_interval(config, total), sources=discovery.sources)
+    collector = _StepCollector()
+    sink = MeteredSink(FanOut(store, collector, *sinks), sampler, total)
     records: list[TaskRecord] = []
     status = "failed"
     t0 = time.monotonic_ns()
@@ -252,25 +246,39 @@ def execute_run(
     try:
         sink.emit(
             RunStarted(run_dir.name, str(run_dir), suite.name, tuple(t.id for t in tasks),
-                       build_provenance(config, model, engine))
+                       build_provenance(config, model, engine, describe(discovery, total)))
         )
         for task in tasks:
             if stop_requested():
                 break
-            records.append(run_task(task, 0, config, engine, sink, stop_requested))
+            records.append(run_task(task, 0, config, engine, sink, stop_requested, collector))
         status = "interrupted" if stop_requested() else "complete"
     except KeyboardInterrupt:
         status = "interrupted"
         raise
     finally:
         sampler.stop()
-        sink.emit(RunFinished(run_dir.name, status, tuple(records),
-                              (time.monotonic_ns() - t0) / 1e6))
+        wall_ms = (time.monotonic_ns() - t0) / 1e6
+        run_energy = sum_joules([r.energy_j for r in records])
+        sink.emit(RunFinished(
+            run_dir.name, status, tuple(records), wall_ms, energy_j=run_energy,
+            energy_null_reason=None if run_energy is not None else (
+                next((r.energy_null_reason for r in records if r.energy_j is None), NO_SOURCE)
+            ),
+            sample_hz=len(sampler.samples()) / (wall_ms / 1000) if wall_ms > 0 else None,
+        ))
         store.close()
         close = getattr(engine, "close", None)
         if close:
             close()
     return RunResult(run_dir, status, tuple(records))
+
+
+def _sample_interval(config: RunConfig, total: Total | None) -> float:
+    # battery fuel gauges update about once a second: faster sampling only repeats values
+    if total is not None and any(s.info.family == "battery" for s in total.sources):
+        return max(config.sample_interval_s, BATTERY_MIN_INTERVAL_S)
+    return config.sample_interval_s
 
 
 def _llamacpp_engine(path: Path, config: RunConfig) -> Engine:

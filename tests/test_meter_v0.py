@@ -168,7 +168,7 @@ def test_sampler_derives_power_from_an_energy_counter() -> None:
 def test_attribution_is_null_without_a_source() -> None:
     samples = _power_samples([10.0] * 21)
     energy = attribute_energy(samples, 0, 2 * S, None)
-    assert energy == PhaseEnergy(joules=None, null_reason="no power source")
+    assert energy == PhaseEnergy(joules=None, null_reason="no power source found")
     sampler = Sampler()
     sampler.sample_now()
     assert sampler.attribute_energy(0, time.monotonic_ns()).joules is None

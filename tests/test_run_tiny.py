@@ -101,7 +101,7 @@ def test_config_and_provenance_record_the_run(tiny_run: TinyRun, tiny_model_path
     assert prov["model"]["sha256"] == hashlib.sha256(tiny_model_path.read_bytes()).hexdigest()
     assert prov["model"]["architecture"] == "llama"
     assert prov["model"]["n_ctx"] == 2048
-    assert prov["power_null_reason"] == "no power source"
+    assert prov["power_null_reason"] == "no power source found"
     assert prov == json.loads(tiny_run.run["provenance_json"])
 
 
@@ -154,13 +154,13 @@ def test_meter_columns(tiny_run: TinyRun) -> None:
     for step in tiny_run.steps:
         for phase in ("prefill", "decode", "tool"):
             assert step[f"energy_{phase}_j"] is None
-            assert step[f"energy_{phase}_null_reason"] == "no power source"
+            assert step[f"energy_{phase}_null_reason"] == "no power source found"
         assert step["cpu_percent"] is not None and step["cpu_percent"] >= 0
         assert step["rss_bytes"] is not None and step["rss_bytes"] > 0
         assert step["t_start_ns"] <= step["t_first_token_ns"] <= step["t_decode_end_ns"]
         assert step["t_decode_end_ns"] <= step["t_tool_start_ns"] <= step["t_tool_end_ns"]
     for task in tiny_run.tasks:
-        assert task["energy_j"] is None and task["energy_null_reason"] == "no power source"
+        assert task["energy_j"] is None and task["energy_null_reason"] == "no power source found"
 
 
 def test_trajectories_match_run_db(tiny_run: TinyRun) -> None:
@@ -200,7 +200,7 @@ def test_report_summarises_the_run(tiny_run: TinyRun, capsys: pytest.CaptureFixt
         assert word in out
     fmt = sum(1 for s in tiny_run.steps if s["format_error"] is not None)
     assert f"format errors: {fmt}" in out
-    assert "energy: not measured (no power source)" in out
+    assert "energy: not measured (no power source found)" in out
 
 
 def test_json_events(

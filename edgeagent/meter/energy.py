@@ -17,7 +17,7 @@ from edgeagent.events import PhaseEnergy
 if TYPE_CHECKING:
     from edgeagent.meter.sampler import Sample
 
-NO_SOURCE = "no power source"
+NO_SOURCE = "no power source found"
 
 # Readings farther than this from a phase edge (or gaps this long inside it) mean the
 # sensor did not cover the phase, so the phase gets null rather than a guess.

@@ -21,6 +21,18 @@ def render_report(run_dir: Path) -> str:
     try:
         run = db.execute("SELECT * FROM runs").fetchone()
         tasks = db.execute("SELECT * FROM tasks ORDER BY rowid").fetchall()
+        phase_rows = db.execute(
+            "SELECT sum(energy_prefill_j) AS prefill_j, sum(energy_decode_j) AS decode_j,"
+            " sum(energy_tool_j) AS tool_j, sum(energy_other_j) AS other_j,"
+            # the prefill phase's energy covers render + tokenise too, as TTFT does
+            " sum(ttft_ms) AS prefill_ms, sum(t_decode_end_ns - t_first_token_ns) / 1e6"
+            " AS decode_ms, sum(tool_ms) AS tool_ms,"
+            " sum(t_start_ns - coalesce(t_other_start_ns, t_start_ns)) / 1e6 AS other_ms,"
+            " count(*) AS steps, sum(decoded_tokens) AS tokens,"
+            " sum(CASE WHEN energy_prefill_j IS NULL OR energy_decode_j IS NULL"
+            " OR energy_tool_j IS NULL OR energy_other_j IS NULL THEN 1 ELSE 0 END) AS nulls"
+            " FROM steps"
+        ).fetchone()
         step_rows = db.execute(
             "SELECT task_id, count(*) AS n, sum(prefill_tokens) AS prefilled,"
             " max(context_tokens) AS ctx, sum(sample_ms) AS sample_ms,"
@@ -100,7 +112,49 @@ def render_report(run_dir: Path) -> str:
     )
     fmt = sum(r["fmt"] for r in step_rows)
     lines.append(f"format errors: {fmt}")
-    nulls = {t["energy_null_reason"] for t in tasks if t["energy_j"] is None}
-    if nulls:
-        lines.append(f"energy: not measured ({'; '.join(sorted(n for n in nulls if n))})")
+    lines += _energy_lines(run, prov, tasks, phase_rows)
     return "\n".join(lines)
+
+
+def _energy_lines(run, prov: dict, tasks: list, phases) -> list[str]:
+    """Energy metrics, or why there are none: never a 0 J that was not measured."""
+    power = prov.get("power") or {}
+    total = power.get("total")
+    sample_hz = run["sample_hz"] if "sample_hz" in run.keys() else None
+    rate = f", sampled at {sample_hz:.1f} Hz" if sample_hz else ""
+    known = [t["energy_j"] for t in tasks]
+    if not tasks or any(j is None for j in known):
+        reasons = {t["energy_null_reason"] for t in tasks if t["energy_j"] is None}
+        if not reasons:
+            reasons = {run["energy_null_reason"] or "no power source found"}
+        return [f"energy: not measured ({'; '.join(sorted(r for r in reasons if r))})"]
+    energy = sum(known)
+    # the metered interval of each task (its energy over its average power)
+    wall_s = sum(t["energy_j"] / t["average_w"] for t in tasks if t["average_w"])
+    resolved = sum(1 for t in tasks if t["outcome"] == "resolved")
+    tokens = phases["tokens"] or 0
+    label = "ESTIMATED " if total and total.get("estimated") else ""
+    head = "energy:"
+    if total:
+        head = f"energy ({label}{total['label']}, scope {total['scope']}{rate}):"
+    per_resolved = f"{energy / resolved:.1f}" if resolved else "n/a (none resolved)"
+    lines = [
+        head,
+        f"  {energy:.1f} J over {wall_s:.1f} s, average {energy / wall_s:.2f} W"
+        if wall_s > 0 else f"  {energy:.1f} J",
+        f"  J per task {energy / len(tasks):.2f}, J per resolved task {per_resolved}, "
+        f"J per step {energy / max(1, phases['steps']):.2f}",
+    ]
+    if tokens and energy > 0:
+        lines.append(
+            f"  mJ per generated token {1000 * energy / tokens:.1f}, "
+            f"tokens per J {tokens / energy:.3f}"
+        )
+    by_phase = []
+    for phase in ("prefill", "decode", "tool", "other"):
+        joules, ms = phases[f"{phase}_j"], phases[f"{phase}_ms"]
+        if joules is not None and ms:
+            by_phase.append(f"{phase} {joules:.1f} J ({joules / (ms / 1000):.2f} W)")
+    if by_phase:
+        lines.append("  by phase: " + ", ".join(by_phase))
+    return lines

@@ -22,6 +22,7 @@ from ..events import (
     PhaseEnergy,
     RunFinished,
     RunStarted,
+    SampleBatch,
     StepRecord,
     TaskRecord,
     TaskStarted,
@@ -85,7 +86,15 @@ def _schema_sql() -> str:
     CREATE TABLE IF NOT EXISTS runs (
         run_id TEXT PRIMARY KEY, suite TEXT, status TEXT NOT NULL,
         started_wall REAL, finished_wall REAL, wall_ms REAL,
-        task_ids_json TEXT, provenance_json TEXT
+        task_ids_json TEXT, provenance_json TEXT,
+        energy_j REAL, energy_null_reason TEXT, sample_hz REAL
+    );
+    CREATE TABLE IF NOT EXISTS samples (
+        t_ns INTEGER PRIMARY KEY, cpu_percent REAL, rss_bytes INTEGER, temp_c REAL
+    );
+    CREATE TABLE IF NOT EXISTS sample_readings (
+        t_ns INTEGER NOT NULL, source TEXT NOT NULL, value REAL,
+        PRIMARY KEY (t_ns, source)
     );
     CREATE TABLE IF NOT EXISTS steps ({step_cols}, PRIMARY KEY (task_id, attempt, step));
     CREATE TABLE IF NOT EXISTS tasks ({task_cols}, PRIMARY KEY (task_id, attempt));
@@ -151,6 +160,8 @@ class RunStore:
             self._run_started(event)
         elif isinstance(event, RunFinished):
             self._run_finished(event)
+        elif isinstance(event, SampleBatch):
+            self._samples(event)
 
     def _run_started(self, event: RunStarted) -> None:
         self._run_id = event.run_id
@@ -181,11 +192,25 @@ class RunStore:
                             [getattr(task, n) for n in TASK_COLUMNS])
         self._append(task.task_id, {"type": "task_finished", **task.to_dict()})
 
+    def _samples(self, batch: SampleBatch) -> None:
+        # one transaction per batch: the sampler runs at 20 Hz, a commit per sample would not
+        with self.db:
+            self.db.executemany(
+                "INSERT OR REPLACE INTO samples VALUES (?, ?, ?, ?)",
+                [s[:4] for s in batch.samples],
+            )
+            self.db.executemany(
+                "INSERT OR REPLACE INTO sample_readings VALUES (?, ?, ?)",
+                [(s[0], name, value) for s in batch.samples for name, value in s[4]],
+            )
+
     def _run_finished(self, event: RunFinished) -> None:
         with self.db:
             self.db.execute(
-                "UPDATE runs SET status = ?, finished_wall = ?, wall_ms = ? WHERE run_id = ?",
-                (event.status, time.time(), event.wall_ms, event.run_id),
+                "UPDATE runs SET status = ?, finished_wall = ?, wall_ms = ?, energy_j = ?,"
+                " energy_null_reason = ?, sample_hz = ? WHERE run_id = ?",
+                (event.status, time.time(), event.wall_ms, event.energy_j,
+                 event.energy_null_reason, event.sample_hz, event.run_id),
             )
 
     def close(self) -> None:

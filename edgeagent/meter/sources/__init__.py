@@ -1,1 +1,121 @@
+"""Every power-source family, discovered together, and the choice of what counts as the total.
 
+The total is the most inclusive *measured* reading the device offers, never a sum of nested
+domains: a Jetson module input (or its rail sum), a Raspberry Pi PMIC, Apple's combined power,
+a discharging battery (the whole system), RAPL psys or packages (+ DRAM), a GPU, a generic
+hwmon sensor; an estimate only when the user declared a TDP. Everything else is still sampled
+for the record.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from . import apple, battery, estimate, hwmon, jetson, nvml, rapl, rpi
+from .base import Discovery, MeteredSource, SourceInfo, Unavailable
+
+__all__ = [
+    "Discovery", "MeteredSource", "SourceInfo", "Unavailable", "Total", "discover_all",
+    "choose_total", "describe",
+]
+
+_FAMILIES: tuple[tuple[str, Callable[..., Discovery]], ...] = (
+    ("jetson", jetson.discover),
+    ("rpi", rpi.discover),
+    ("apple", apple.discover),
+    ("battery", battery.discover),
+    ("rapl", rapl.discover),
+    ("nvml", nvml.discover),
+    ("hwmon", hwmon.discover),
+)
+
+
+@dataclass(frozen=True)
+class Total:
+    """The sources whose energies add up to the device total (several only for RAPL)."""
+
+    sources: tuple[MeteredSource, ...]
+    scope: str
+    label: str  # e.g. "rapl:package-0 + rapl:package-0/dram"
+
+
+def discover_all(root: Path = Path("/"), *, tdp_w: float | None = None) -> Discovery:
+    """Run every family's discovery below root; a family that fails is listed, not fatal."""
+    sources: list[MeteredSource] = []
+    unavailable: list[Unavailable] = []
+    families = list(_FAMILIES)
+    families.append(("estimate", lambda r: estimate.discover(r, tdp_w=tdp_w)))
+    for family, discover in families:
+        try:
+            found = discover(root)
+        except Exception as exc:  # noqa: BLE001 - one odd driver must not stop a run
+            unavailable.append(Unavailable(family, family, f"discovery failed: {exc}"))
+            continue
+        sources.extend(found.sources)
+        unavailable.extend(found.unavailable)
+    return Discovery(tuple(sources), tuple(unavailable))
+
+
+def _family(discovery: Discovery, family: str) -> Discovery:
+    return Discovery(
+        tuple(s for s in discovery.sources if s.info.family == family),
+        tuple(u for u in discovery.unavailable if u.family == family),
+    )
+
+
+def _not_discharging(discovery: Discovery, source: MeteredSource) -> bool:
+    return any(u.name == source.name for u in discovery.unavailable)
+
+
+def choose_total(discovery: Discovery) -> Total | None:
+    """The device total, by inclusiveness; None when nothing measured (or declared) exists."""
+    def single(source: MeteredSource | None) -> Total | None:
+        return Total((source,), source.scope, source.name) if source is not None else None
+
+    for pick in (
+        lambda: single(jetson.primary_source(_family(discovery, "jetson"))),
+        lambda: single(next(iter(_family(discovery, "rpi").sources), None)),
+        lambda: single(next(iter(_family(discovery, "apple").sources), None)),
+        lambda: _battery(discovery),
+        lambda: _rapl(discovery),
+        lambda: single(next(iter(_family(discovery, "nvml").sources), None)),
+        lambda: single(next(iter(_family(discovery, "hwmon").sources), None)),
+        lambda: single(next(iter(_family(discovery, "estimate").sources), None)),
+    ):
+        total = pick()
+        if total is not None:
+            return total
+    return None
+
+
+def _battery(discovery: Discovery) -> Total | None:
+    source = battery.primary_source(_family(discovery, "battery"))
+    # a battery on the charger reads nothing: listed as unavailable, not used as the total
+    if source is None or _not_discharging(discovery, source):
+        return None
+    return Total((source,), source.scope, source.name)
+
+
+def _rapl(discovery: Discovery) -> Total | None:
+    parts: Sequence[MeteredSource] = rapl.primary_sources(_family(discovery, "rapl"))
+    if not parts:
+        return None
+    scope = "psys" if any(p.scope == "psys" for p in parts) else "cpu-package"
+    return Total(tuple(parts), scope, " + ".join(p.name for p in parts))
+
+
+def describe(discovery: Discovery, total: Total | None) -> dict[str, Any]:
+    """JSON-ready provenance: every source, every unavailable one with its reason, the total."""
+    return {
+        "sources": [dataclasses.asdict(s.info) for s in discovery.sources],
+        "unavailable": [dataclasses.asdict(u) for u in discovery.unavailable],
+        "total": None if total is None else {
+            "label": total.label, "scope": total.scope,
+            "sources": [s.name for s in total.sources],
+            "estimated": total.scope == "estimated",
+        },
+    }

@@ -1,0 +1,111 @@
+"""Attribution of the sampled power to each step's phases, as an event sink in front of the
+others: a StepRecord goes in, the same record with energy per phase, CPU, RSS and temperature
+comes out; the samples themselves go to the store in batches."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Sequence
+
+from ..events import (
+    Event,
+    EventSink,
+    PhaseEnergy,
+    RunFinished,
+    SampleBatch,
+    StepRecord,
+    TaskRecord,
+    TaskStarted,
+)
+from .energy import DEFAULT_MAX_GAP_NS, NO_SOURCE, attribute_energy
+from .sampler import Sample, Sampler
+from .sources import Total
+
+
+def sum_phase_energy(parts: Sequence[PhaseEnergy], total: Total | None) -> PhaseEnergy:
+    """The total's energy is the sum of its sources' (RAPL packages + DRAM); null if any is."""
+    if total is None or not parts:
+        return PhaseEnergy(None, null_reason=NO_SOURCE)
+    missing = next((p for p in parts if p.joules is None), None)
+    if missing is not None:
+        return PhaseEnergy(None, total.label, total.scope, missing.null_reason)
+    return PhaseEnergy(sum(p.joules or 0.0 for p in parts), total.label, total.scope, None)
+
+
+def sum_joules(values: Sequence[float | None]) -> float | None:
+    return None if not values or any(v is None for v in values) else sum(v or 0.0 for v in values)
+
+
+class MeteredSink:
+    def __init__(self, inner: EventSink, sampler: Sampler, total: Total | None) -> None:
+        self.inner = inner
+        self.sampler = sampler
+        self.total = total
+        self._other_from: int | None = None
+        self._task_from: int | None = None
+        self._flushed_to_ns = -1
+
+    def energy(self, t0: int, t1: int) -> PhaseEnergy:
+        if self.total is None:
+            return PhaseEnergy(None, null_reason=NO_SOURCE)
+        samples = self.sampler.samples_covering(t0, t1)
+        # a reading may stand in over a gap of a few sampling intervals, never more
+        max_gap = max(DEFAULT_MAX_GAP_NS, int(2.5 * self.sampler.interval_s * 1e9))
+        parts = [
+            attribute_energy(samples, t0, t1, s, max_gap_ns=max_gap) for s in self.total.sources
+        ]
+        return sum_phase_energy(parts, self.total)
+
+    def _flush_samples(self) -> None:
+        new: list[Sample] = [s for s in self.sampler.samples() if s.t_ns > self._flushed_to_ns]
+        if not new:
+            return
+        self._flushed_to_ns = new[-1].t_ns
+        self.inner.emit(SampleBatch(tuple(
+            (s.t_ns, s.cpu_percent, s.rss_bytes, s.temp_c, s.readings) for s in new
+        )))
+
+    def emit(self, event: Event) -> None:
+        if isinstance(event, TaskStarted):
+            self._other_from = self._task_from = time.monotonic_ns()
+        elif isinstance(event, TaskRecord):
+            event = self._task_metered(event)
+        elif isinstance(event, StepRecord):
+            event = self._metered(event)
+            self._flush_samples()
+        elif isinstance(event, RunFinished):
+            self._flush_samples()
+        self.inner.emit(event)
+
+    def _task_metered(self, task: TaskRecord) -> TaskRecord:
+        """The task's energy over its whole interval, grading included: the phases of its
+        steps are a breakdown of it, not the whole of it."""
+        if self._task_from is None:
+            return task
+        t0, t1 = self._task_from, time.monotonic_ns()
+        self.sampler.sample_now()  # a right edge for the interval just closed
+        energy = self.energy(t0, t1)
+        seconds = (t1 - t0) / 1e9
+        return dataclasses.replace(
+            task,
+            energy_j=energy.joules,
+            energy_null_reason=energy.null_reason,
+            average_w=energy.joules / seconds if energy.joules is not None and seconds else None,
+        )
+
+    def _metered(self, step: StepRecord) -> StepRecord:
+        stats = self.sampler.window_stats(step.t_start_ns, step.t_tool_end_ns)
+        other_from = self._other_from if self._other_from is not None else step.t_start_ns
+        self._other_from = step.t_tool_end_ns
+        return dataclasses.replace(
+            step,
+            energy_prefill=self.energy(step.t_start_ns, step.t_first_token_ns),
+            energy_decode=self.energy(step.t_first_token_ns, step.t_decode_end_ns),
+            energy_tool=self.energy(step.t_tool_start_ns, step.t_tool_end_ns),
+            energy_other=self.energy(other_from, step.t_start_ns),
+            t_other_start_ns=other_from,
+            cpu_percent=stats.cpu_percent_mean,
+            rss_bytes=stats.rss_bytes_max,
+            max_temp_c=stats.temp_c_max,
+        )
