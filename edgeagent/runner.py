@@ -53,14 +53,18 @@ class RunResult:
 
 
 class _StepCollector:
-    """Keeps the current task's steps as the store sees them, i.e. after metering."""
+    """Keeps the current task's steps and the task records as the store sees them, i.e.
+    after metering."""
 
     def __init__(self) -> None:
         self.steps: list[StepRecord] = []
+        self.tasks: list[TaskRecord] = []
 
     def emit(self, event: Event) -> None:
         if isinstance(event, StepRecord):
             self.steps.append(event)
+        elif isinstance(event, TaskRecord):
+            self.tasks.append(event)
 
 
 def _process_limits(task: Task, config: RunConfig) -> ProcessLimits:
@@ -174,7 +178,7 @@ def run_task(
         task, attempt, loop, graded, collector.steps, (time.monotonic_ns() - t0) / 1e6, error
     )
     sink.emit(record)
-    return record
+    return collector.tasks[-1]  # the record with the task's metered energy
 
 
 def _run_label(suite: str, model: str) -> str:
