@@ -129,7 +129,7 @@ def test_crashed_run_keeps_every_step_with_its_values(crashed_run: Path) -> None
         assert values["energy_prefill_scope"] == "package"
         assert values["energy_prefill_null_reason"] is None
         assert values["energy_decode_j"] is None
-        assert values["energy_decode_null_reason"] == "no power source"
+        assert values["energy_decode_null_reason"] == "no power source found"
         assert values["energy_tool_null_reason"] == "gap in samples"
 
 
