@@ -68,6 +68,8 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
                    help="allow a CPU-utilisation x TDP estimate when no sensor exists "
                    "(always labelled estimated)")
     p.add_argument("--sample-interval-s", type=float, help="meter sampling interval (0.05)")
+    p.add_argument("--baseline-s", type=float, metavar="SECONDS",
+                   help="measure idle power this long before the first task, for net energy")
     p.add_argument("--json", action="store_true", help="print JSON events instead of lines")
     p.set_defaults(func=_cmd_run)
 
@@ -81,7 +83,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         key: getattr(args, key)
         for key in ("model", "suite", "tasks", "out", "max_steps", "max_context_tokens",
                     "max_new_tokens", "wall_s", "n_ctx", "threads", "gpu_layers", "seed",
-                    "grammar", "power_root", "power_estimate_tdp", "sample_interval_s")
+                    "grammar", "power_root", "power_estimate_tdp", "sample_interval_s",
+                    "baseline_s")
     }
     config = load_config(args.config, overrides)
     printer = JsonPrinter() if args.json else ConsolePrinter()

@@ -41,6 +41,7 @@ class RunConfig:
     sample_interval_s: float = 0.05  # 20 Hz; clamped to >= 1 s when the total is a battery
     power_root: str = "/"  # where sysfs is read: a copied or fixture tree for tests
     power_estimate_tdp: float | None = None  # watts: allows a labelled CPU x TDP estimate
+    baseline_s: float = 0.0  # idle power measured this long before the first task (0: none)
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)

@@ -3,6 +3,7 @@ run the agent loop in a fresh workspace, grade it with the hidden tests and reco
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -29,11 +30,13 @@ from .events import (
     TaskRecord,
 )
 from .meter.attribution import MeteredSink, sum_joules
+from .meter.baseline import measure_baseline
 from .meter.device import device_snapshot
 from .meter.energy import NO_SOURCE
 from .meter.sampler import Sampler
 from .meter.sources import Total, choose_total, describe, discover_all
 from .meter.sources.battery import MIN_INTERVAL_S as BATTERY_MIN_INTERVAL_S
+from .meter.sources.jetson import board_info as jetson_board_info
 from .models import resolve_model
 from .results.store import RunStore, make_run_dir
 from .sandbox.process import ProcessLimits, isolation_report, run_command
@@ -243,6 +246,13 @@ def execute_run(
     sampler = Sampler(_sample_interval(config, total), sources=discovery.sources)
     collector = _StepCollector()
     sink = MeteredSink(FanOut(store, collector, *sinks), sampler, total)
+    power = describe(discovery, total)
+    if config.baseline_s > 0:
+        # before the sampler starts, with the model loaded: the device as it idles in a run
+        power["baseline"] = dataclasses.asdict(measure_baseline(
+            total, config.baseline_s, _sample_interval(config, total)))
+    if any(s.info.family == "jetson" for s in discovery.sources):
+        power["jetson_board"] = jetson_board_info(Path(config.power_root))
     records: list[TaskRecord] = []
     status = "failed"
     t0 = time.monotonic_ns()
@@ -250,7 +260,7 @@ def execute_run(
     try:
         sink.emit(
             RunStarted(run_dir.name, str(run_dir), suite.name, tuple(t.id for t in tasks),
-                       build_provenance(config, model, engine, describe(discovery, total)))
+                       build_provenance(config, model, engine, power))
         )
         for task in tasks:
             if stop_requested():

@@ -21,7 +21,7 @@ def metered_run(tiny_model_path: Path, tmp_path_factory: pytest.TempPathFactory)
     code = main([
         "run", "--model", str(tiny_model_path), "--out", str(out), "--max-steps", "3",
         "--max-new-tokens", "24", "--n-ctx", "2048", "--threads", "1",
-        "--power-root", str(FIXTURES / "hwmon" / "sbc"),
+        "--power-root", str(FIXTURES / "hwmon" / "sbc"), "--baseline-s", "0.5",
     ])
     assert code == 0
     (run_dir,) = out.iterdir()
@@ -74,6 +74,9 @@ def test_report_gives_energy_metrics(metered_run: Path, capsys: pytest.CaptureFi
                    "tokens per J", "by phase: prefill"):
         assert metric in out
     assert "not measured" not in out
+    # a constant sensor: the idle baseline is the same power, so the net energy is ~0 J
+    assert f"net of the idle baseline ({WATTS:.2f} W" in out
+    assert "): 0.0 J" in out or "): -0.0 J" in out
 
 
 def test_sensors_lists_sources_and_explains_the_unavailable(

@@ -38,6 +38,7 @@ class Sample:
     temp_c: float | None  # hottest sensor psutil reports
     # (source name, value) for every source: watts, or cumulative joules for a counter.
     readings: tuple[tuple[str, float | None], ...] = ()
+    cpu_mhz: float | None = None  # current CPU clock where the OS exposes it
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,15 @@ def max_temperature_c() -> float | None:
         if e.current is not None and lo < e.current < hi
     ]
     return max(values) if values else None
+
+
+def cpu_mhz() -> float | None:
+    """The current CPU clock in MHz (psutil: cpufreq sysfs or /proc/cpuinfo), None if hidden."""
+    try:
+        freq = psutil.cpu_freq()
+    except Exception:  # noqa: BLE001 - absent or odd cpufreq drivers must not stop sampling
+        return None
+    return float(freq.current) if freq and freq.current else None
 
 
 class Sampler:
@@ -151,10 +161,11 @@ class Sampler:
             except psutil.Error:
                 cpu, rss = None, None
             temp = max_temperature_c()
+            mhz = cpu_mhz()
             t_ns = time.monotonic_ns()
             readings = tuple((s.name, read_source(s)) for s in self.sources)
             power = self._primary_watts(t_ns, readings)
-            sample = Sample(t_ns, cpu, rss, power, temp, readings)
+            sample = Sample(t_ns, cpu, rss, power, temp, readings, mhz)
             with self._lock:
                 self._samples.append(sample)
         return sample

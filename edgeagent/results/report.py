@@ -157,4 +157,14 @@ def _energy_lines(run, prov: dict, tasks: list, phases) -> list[str]:
             by_phase.append(f"{phase} {joules:.1f} J ({joules / (ms / 1000):.2f} W)")
     if by_phase:
         lines.append("  by phase: " + ", ".join(by_phase))
+    baseline = power.get("baseline") or {}
+    if baseline.get("watts") is not None and wall_s > 0:
+        net = energy - baseline["watts"] * wall_s
+        flag = " (below idle: the baseline was noisy or the power state changed)" if net < 0 else ""
+        lines.append(
+            f"  net of the idle baseline ({baseline['watts']:.2f} W over "
+            f"{baseline['duration_s']:.0f} s): {net:.1f} J{flag}"
+        )
+    elif baseline:
+        lines.append(f"  idle baseline not measured ({baseline.get('null_reason')})")
     return lines

@@ -90,7 +90,8 @@ def _schema_sql() -> str:
         energy_j REAL, energy_null_reason TEXT, sample_hz REAL
     );
     CREATE TABLE IF NOT EXISTS samples (
-        t_ns INTEGER PRIMARY KEY, cpu_percent REAL, rss_bytes INTEGER, temp_c REAL
+        t_ns INTEGER PRIMARY KEY, cpu_percent REAL, rss_bytes INTEGER, temp_c REAL,
+        cpu_mhz REAL
     );
     CREATE TABLE IF NOT EXISTS sample_readings (
         t_ns INTEGER NOT NULL, source TEXT NOT NULL, value REAL,
@@ -196,12 +197,12 @@ class RunStore:
         # one transaction per batch: the sampler runs at 20 Hz, a commit per sample would not
         with self.db:
             self.db.executemany(
-                "INSERT OR REPLACE INTO samples VALUES (?, ?, ?, ?)",
-                [s[:4] for s in batch.samples],
+                "INSERT OR REPLACE INTO samples VALUES (?, ?, ?, ?, ?)",
+                [s[:5] for s in batch.samples],
             )
             self.db.executemany(
                 "INSERT OR REPLACE INTO sample_readings VALUES (?, ?, ?)",
-                [(s[0], name, value) for s in batch.samples for name, value in s[4]],
+                [(s[0], name, value) for s in batch.samples for name, value in s[5]],
             )
 
     def _run_finished(self, event: RunFinished) -> None:
