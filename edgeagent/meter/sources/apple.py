@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from edgeagent.meter.sources.base import Discovery, SourceInfo, Unavailable
+from edgeagent.meter.sources.base import Described, Discovery, SourceInfo, Unavailable
 
 FAMILY = "apple"
 NAME = "apple:powermetrics"  # what family-wide failures are reported under
@@ -140,20 +140,12 @@ class PowermetricsReader:
 
 
 @dataclass(frozen=True)
-class PowermetricsSource:
+class PowermetricsSource(Described):
     """One power line of powermetrics (e.g. "Combined Power"), in watts."""
 
     info: SourceInfo
     reader: PowermetricsReader = field(repr=False, compare=False)
     field_name: str  # the PowermetricsReading attribute this source reports
-
-    @property
-    def name(self) -> str:
-        return self.info.name
-
-    @property
-    def scope(self) -> str:
-        return self.info.scope
 
     def read_watts(self) -> float | None:
         reading = self.reader.reading_for(self.name)

@@ -48,6 +48,20 @@ class Unavailable:
     fix: str | None = None  # how the user can make it available
 
 
+class Described:
+    """A source's name and scope are those of its SourceInfo: each source states them once."""
+
+    info: SourceInfo
+
+    @property
+    def name(self) -> str:
+        return self.info.name
+
+    @property
+    def scope(self) -> str:
+        return self.info.scope
+
+
 class MeteredSource(Protocol):
     info: SourceInfo
     name: str

@@ -16,7 +16,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from edgeagent.meter.sources.base import Discovery, MeteredSource, SourceInfo, Unavailable
+from edgeagent.meter.sources.base import (
+    Described,
+    Discovery,
+    MeteredSource,
+    SourceInfo,
+    Unavailable,
+)
 
 FAMILY = "battery"
 SCOPE = "battery-system"
@@ -64,20 +70,12 @@ def _probe(path: Path) -> str | None:
 
 
 @dataclass(frozen=True)
-class BatterySource:
+class BatterySource(Described):
     """One battery's discharge power; None whenever it is not discharging."""
 
     info: SourceInfo
     supply: Path  # /sys/class/power_supply/BATn
     power_path: Path | None  # power_now (µW); None: voltage_now x current_now instead
-
-    @property
-    def name(self) -> str:
-        return self.info.name
-
-    @property
-    def scope(self) -> str:
-        return self.info.scope
 
     def status(self) -> str | None:
         return _read_str(self.supply / "status")
@@ -107,19 +105,11 @@ class BatterySource:
 
 
 @dataclass(frozen=True)
-class BatteryTotal:
+class BatteryTotal(Described):
     """System power on a machine with several batteries: the sum of the discharging ones."""
 
     info: SourceInfo
     batteries: tuple[BatterySource, ...]
-
-    @property
-    def name(self) -> str:
-        return self.info.name
-
-    @property
-    def scope(self) -> str:
-        return self.info.scope
 
     def read_watts(self) -> float | None:
         statuses = [b.status() for b in self.batteries]

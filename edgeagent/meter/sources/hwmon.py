@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from edgeagent.meter.sources.base import Discovery, SourceInfo, Unavailable
+from edgeagent.meter.sources.base import Described, Discovery, SourceInfo, Unavailable
 
 FAMILY = "hwmon"
 
@@ -33,19 +33,11 @@ _ENERGY_RE = re.compile(r"^energy(\d+)_input$")
 
 
 @dataclass(frozen=True)
-class HwmonPower:
+class HwmonPower(Described):
     """One hwmon power channel (a `PowerSource`)."""
 
     info: SourceInfo
     path: Path
-
-    @property
-    def name(self) -> str:
-        return self.info.name
-
-    @property
-    def scope(self) -> str:
-        return self.info.scope
 
     def read_watts(self) -> float | None:
         try:
@@ -55,7 +47,7 @@ class HwmonPower:
 
 
 @dataclass(frozen=True)
-class HwmonEnergy:
+class HwmonEnergy(Described):
     """One hwmon energy channel (an `EnergyCounter`)."""
 
     info: SourceInfo
@@ -63,14 +55,6 @@ class HwmonEnergy:
     # The hwmon ABI gives no range for energy*_input; drivers keep it 64-bit, so a counter
     # that goes backwards is a reset (counter_delta then gives null), never a wrap.
     wrap_joules: float | None = None
-
-    @property
-    def name(self) -> str:
-        return self.info.name
-
-    @property
-    def scope(self) -> str:
-        return self.info.scope
 
     def read_joules(self) -> float | None:
         try:

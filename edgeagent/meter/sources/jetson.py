@@ -24,7 +24,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from edgeagent.meter.sources.base import Discovery, MeteredSource, SourceInfo, Unavailable
+from edgeagent.meter.sources.base import (
+    Described,
+    Discovery,
+    MeteredSource,
+    SourceInfo,
+    Unavailable,
+)
 
 FAMILY = "jetson"
 
@@ -98,19 +104,11 @@ def _probe(path: Path) -> str | None:
 
 
 @dataclass(frozen=True)
-class IioRail:
+class IioRail(Described):
     """A JetPack 4 rail: the driver computes power itself (in_powerN_input, mW)."""
 
     info: SourceInfo
     power_path: Path
-
-    @property
-    def name(self) -> str:
-        return self.info.name
-
-    @property
-    def scope(self) -> str:
-        return self.info.scope
 
     def read_microwatts(self) -> int | None:
         mw = _read_int(self.power_path)
@@ -122,20 +120,12 @@ class IioRail:
 
 
 @dataclass(frozen=True)
-class HwmonRail:
+class HwmonRail(Described):
     """A JetPack 5+ rail: power = bus voltage (inK_input, mV) x current (currK_input, mA)."""
 
     info: SourceInfo
     voltage_path: Path
     current_path: Path
-
-    @property
-    def name(self) -> str:
-        return self.info.name
-
-    @property
-    def scope(self) -> str:
-        return self.info.scope
 
     def read_microwatts(self) -> int | None:
         mv = _read_int(self.voltage_path)
@@ -153,19 +143,11 @@ Rail = IioRail | HwmonRail
 
 
 @dataclass(frozen=True)
-class RailSum:
+class RailSum(Described):
     """The board total where there is no module input rail: the sum of every rail."""
 
     info: SourceInfo
     rails: tuple[Rail, ...]
-
-    @property
-    def name(self) -> str:
-        return self.info.name
-
-    @property
-    def scope(self) -> str:
-        return self.info.scope
 
     def read_watts(self) -> float | None:
         total = 0

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from edgeagent.meter.sources.base import Discovery, SourceInfo, Unavailable
+from edgeagent.meter.sources.base import Described, Discovery, SourceInfo, Unavailable
 
 FAMILY = "nvml"
 NOT_INSTALLED_FIX = 'pip install "edgeagent[nvidia]"'
@@ -28,7 +28,7 @@ JETSON_FIX = (
 
 
 @dataclass(frozen=True)
-class NvmlEnergyCounter:
+class NvmlEnergyCounter(Described):
     """nvmlDeviceGetTotalEnergyConsumption of one GPU, in joules."""
 
     info: SourceInfo
@@ -38,14 +38,6 @@ class NvmlEnergyCounter:
     # attribution sees as the counter going backwards and reports as a gap.
     wrap_joules: float | None = None
 
-    @property
-    def name(self) -> str:
-        return self.info.name
-
-    @property
-    def scope(self) -> str:
-        return self.info.scope
-
     def read_joules(self) -> float | None:
         try:
             return self.nvml.nvmlDeviceGetTotalEnergyConsumption(self.handle) / 1000.0
@@ -54,20 +46,12 @@ class NvmlEnergyCounter:
 
 
 @dataclass(frozen=True)
-class NvmlPowerSource:
+class NvmlPowerSource(Described):
     """nvmlDeviceGetPowerUsage of one GPU, in watts."""
 
     info: SourceInfo
     nvml: Any = field(repr=False, compare=False)
     handle: Any = field(repr=False, compare=False)
-
-    @property
-    def name(self) -> str:
-        return self.info.name
-
-    @property
-    def scope(self) -> str:
-        return self.info.scope
 
     def read_watts(self) -> float | None:
         try:

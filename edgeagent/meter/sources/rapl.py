@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from edgeagent.meter.sources.base import Discovery, SourceInfo, Unavailable
+from edgeagent.meter.sources.base import Described, Discovery, SourceInfo, Unavailable
 
 FAMILY = "rapl"
 
@@ -55,7 +55,7 @@ PERMISSION_FIX = (
 
 
 @dataclass(frozen=True)
-class RaplCounter:
+class RaplCounter(Described):
     """One RAPL zone's energy counter (an `EnergyCounter`)."""
 
     info: SourceInfo
@@ -64,14 +64,6 @@ class RaplCounter:
     zone: str  # the powercap zone, e.g. "intel-rapl:0:1"
     domain: str  # package | core | uncore | dram | psys
     parent: str | None  # name of the source of the enclosing zone, e.g. "rapl:package-0"
-
-    @property
-    def name(self) -> str:
-        return self.info.name
-
-    @property
-    def scope(self) -> str:
-        return self.info.scope
 
     def read_joules(self) -> float | None:
         try:

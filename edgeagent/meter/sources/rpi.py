@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from edgeagent.meter.sources.base import Discovery, SourceInfo, Unavailable
+from edgeagent.meter.sources.base import Described, Discovery, SourceInfo, Unavailable
 
 FAMILY = "rpi"
 NAME = "rpi:pmic"
@@ -74,20 +74,12 @@ def run_command(argv: Sequence[str], timeout_s: float = TIMEOUT_S) -> str:
 
 
 @dataclass(frozen=True)
-class PmicSource:
+class PmicSource(Described):
     """Sum of V x A over the PMIC rails seen at discovery, in watts."""
 
     info: SourceInfo
     rails: tuple[str, ...]  # the paired rails found at discovery
     run: Run = field(repr=False, compare=False)
-
-    @property
-    def name(self) -> str:
-        return self.info.name
-
-    @property
-    def scope(self) -> str:
-        return self.info.scope
 
     def read_watts(self) -> float | None:
         try:
