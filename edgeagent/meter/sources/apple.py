@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from edgeagent.meter.sources.base import Described, Discovery, SourceInfo, Unavailable
+from edgeagent.meter.sources.reading import first_line
 
 FAMILY = "apple"
 NAME = "apple:powermetrics"  # what family-wide failures are reported under
@@ -185,7 +186,7 @@ def discover(
     except FileNotFoundError:
         return _only("not present")  # no sudo on PATH
     except subprocess.CalledProcessError as exc:
-        message = _first_line(exc.stderr) or _first_line(exc.stdout)
+        message = first_line(exc.stderr) or first_line(exc.stdout)
         if _sudo_refused(message):
             return _only(f"sudo refused: {message}", SUDO_FIX)
         return _only(f"powermetrics failed (exit {exc.returncode}): {message or 'no output'}")
@@ -230,15 +231,6 @@ def _sudo_refused(message: str | None) -> bool:
     # ... may not run sudo") instead of hanging the sampler on a password prompt.
     text = (message or "").lower()
     return text.startswith("sudo:") or "password" in text or "may not run sudo" in text
-
-
-def _first_line(text: str | bytes | None) -> str | None:
-    if isinstance(text, bytes):
-        text = text.decode(errors="replace")
-    for line in (text or "").splitlines():
-        if line.strip():
-            return line.strip()
-    return None
 
 
 def _only(reason: str, fix: str | None = None) -> Discovery:

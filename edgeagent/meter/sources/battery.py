@@ -23,6 +23,7 @@ from edgeagent.meter.sources.base import (
     SourceInfo,
     Unavailable,
 )
+from edgeagent.meter.sources.reading import probe_int, read_int, read_str
 
 FAMILY = "battery"
 SCOPE = "battery-system"
@@ -40,35 +41,6 @@ TIMING_NOTE = (
 )
 
 
-def _read_int(path: Path) -> int | None:
-    try:
-        return int(path.read_text().split()[0])
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-def _read_str(path: Path) -> str | None:
-    try:
-        return path.read_text(errors="replace").strip() or None
-    except OSError:
-        return None
-
-
-def _probe(path: Path) -> str | None:
-    """Why path cannot be read as an integer now, or None if it can."""
-    try:
-        int(path.read_text().split()[0])
-    except PermissionError:
-        return "permission denied"
-    except FileNotFoundError:
-        return "file missing"
-    except OSError as e:
-        return f"read failed ({e.strerror or e})"
-    except (ValueError, IndexError):
-        return "unparsable value"
-    return None
-
-
 @dataclass(frozen=True)
 class BatterySource(Described):
     """One battery's discharge power; None whenever it is not discharging."""
@@ -78,7 +50,7 @@ class BatterySource(Described):
     power_path: Path | None  # power_now (µW); None: voltage_now x current_now instead
 
     def status(self) -> str | None:
-        return _read_str(self.supply / "status")
+        return read_str(self.supply / "status")
 
     def read_watts(self) -> float | None:
         # Status is re-read every time: the charger can be plugged in or out mid-run.
@@ -93,11 +65,11 @@ class BatterySource(Described):
         Integer picowatts (µW x 1e6, or µV x µA) keep the single division to watts exact.
         """
         if self.power_path is not None:
-            uw = _read_int(self.power_path)
+            uw = read_int(self.power_path)
             pw = None if uw is None else abs(uw) * 10**6  # psutil: abs(power_now)
         else:
-            uv = _read_int(self.supply / "voltage_now")
-            ua = _read_int(self.supply / "current_now")
+            uv = read_int(self.supply / "voltage_now")
+            ua = read_int(self.supply / "current_now")
             pw = None if uv is None or ua is None else abs(uv * ua)  # ACPI: unsigned
         # A discharging battery feeding a running system cannot deliver 0 W: some firmware
         # reports 0 until the EC refreshes after unplugging, which is a gap, not a reading.
@@ -136,9 +108,9 @@ def _batteries(root: Path) -> list[Path]:
     return [
         d
         for d in supplies
-        if _read_str(d / "type") == "Battery"
+        if read_str(d / "type") == "Battery"
         # Mice and headsets report type Battery with scope Device: not the system's power.
-        and _read_str(d / "scope") != "Device"
+        and read_str(d / "scope") != "Device"
     ]
 
 
@@ -153,11 +125,11 @@ def _battery_source(supply: Path, note: str) -> BatterySource | Unavailable:
     else:
         return Unavailable(FAMILY, name, "no power_now, nor voltage_now and current_now")
     for f in files:
-        why = _probe(f)
+        why = probe_int(f)
         if why is not None:
             fix = PERMISSION_FIX if why == "permission denied" else None
             return Unavailable(FAMILY, name, f"{why}: {f}", fix)
-    if _read_str(supply / "status") is None:
+    if read_str(supply / "status") is None:
         return Unavailable(FAMILY, name, "status unreadable: cannot tell discharging from AC")
     info = SourceInfo(
         family=FAMILY,

@@ -31,6 +31,7 @@ from edgeagent.meter.sources.base import (
     SourceInfo,
     Unavailable,
 )
+from edgeagent.meter.sources.reading import probe_int, read_int, read_str
 
 FAMILY = "jetson"
 
@@ -67,39 +68,6 @@ _PM_DEFAULT = re.compile(r"<\s*PM_CONFIG\s+DEFAULT=(\d+)\s*>")
 _PMODE = re.compile(r"pmode:\s*(\d+)")
 
 
-# --- reading -------------------------------------------------------------------------------
-
-
-def _read_int(path: Path) -> int | None:
-    """The leading integer of a sysfs file, or None if it is gone, unreadable or garbled."""
-    try:
-        return int(path.read_text().split()[0])
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-def _read_str(path: Path) -> str | None:
-    try:
-        return path.read_text(errors="replace").strip("\x00\n\t ") or None
-    except OSError:
-        return None
-
-
-def _probe(path: Path) -> str | None:
-    """Why path cannot be read as an integer now, or None if it can."""
-    try:
-        int(path.read_text().split()[0])
-    except PermissionError:
-        return "permission denied"
-    except FileNotFoundError:
-        return "file missing"
-    except OSError as e:  # e.g. ENODATA from a disabled hwmon channel
-        return f"read failed ({e.strerror or e})"
-    except (ValueError, IndexError):
-        return "unparsable value"
-    return None
-
-
 # --- sources -------------------------------------------------------------------------------
 
 
@@ -111,7 +79,7 @@ class IioRail(Described):
     power_path: Path
 
     def read_microwatts(self) -> int | None:
-        mw = _read_int(self.power_path)
+        mw = read_int(self.power_path)
         return None if mw is None else mw * 1000
 
     def read_watts(self) -> float | None:
@@ -128,8 +96,8 @@ class HwmonRail(Described):
     current_path: Path
 
     def read_microwatts(self) -> int | None:
-        mv = _read_int(self.voltage_path)
-        ma = _read_int(self.current_path)
+        mv = read_int(self.voltage_path)
+        ma = read_int(self.current_path)
         if mv is None or ma is None:
             return None
         return mv * ma  # mV x mA = µW
@@ -177,7 +145,7 @@ def _ina3221_devices(root: Path) -> list[Path]:
     i2c = root / "sys" / "bus" / "i2c"
     # jtop: any i2c device whose name contains ina3221 (ina3221x on JetPack 4).
     for dev in _listdir(i2c / "devices"):
-        name = _read_str(dev / "name")
+        name = read_str(dev / "name")
         if name and "ina3221" in name:
             found.setdefault(dev.name, dev)
     # Zeus / alumet: devices bound to either driver.
@@ -211,7 +179,7 @@ def _iio_channels(device: Path) -> Iterator[_Channel]:
             if not m:
                 continue
             n = m.group(1)
-            rail = _read_str(f)
+            rail = read_str(f)
             if rail is None or _is_not_connected(rail):
                 continue
             yield _Channel(device.name, rail, (data / f"in_power{n}_input",))
@@ -227,7 +195,7 @@ def _hwmon_channels(device: Path) -> Iterator[_Channel]:
             # The doc: always require both the label and the current file.
             if not label_path.exists() or not curr.exists():
                 continue
-            label = _read_str(label_path)
+            label = read_str(label_path)
             if label is None or _is_not_connected(label) or label.lower().startswith("sum of"):
                 continue
             yield _Channel(device.name, label, (volt, curr))
@@ -274,7 +242,7 @@ def discover(root: Path = Path("/")) -> Discovery:
         if name in taken:  # the same label on two chips: keep both, told apart by device
             name = f"{name}@{ch.device}"
         taken.add(name)
-        problems = [(f, why) for f in ch.files if (why := _probe(f)) is not None]
+        problems = [(f, why) for f in ch.files if (why := probe_int(f)) is not None]
         if problems:
             path, why = problems[0]
             fix = PERMISSION_FIX if why == "permission denied" else None
@@ -363,14 +331,14 @@ def board_info(root: Path = Path("/")) -> dict[str, object]:
 def _model(root: Path) -> str | None:
     # The value is NUL-terminated; _read_str strips it.
     for rel in ("sys/firmware/devicetree/base/model", "proc/device-tree/model"):
-        value = _read_str(root / rel)
+        value = read_str(root / rel)
         if value:
             return value
     return None
 
 
 def _l4t_release(root: Path) -> tuple[str | None, str | None]:
-    text = _read_str(root / "etc" / "nv_tegra_release")
+    text = read_str(root / "etc" / "nv_tegra_release")
     if text is None:
         return None, "no /etc/nv_tegra_release"
     m = _RELEASE.search(text)
@@ -384,12 +352,12 @@ def _gpu_load(root: Path) -> tuple[float | None, str | None]:
     # its devfreq entry gpu-gpc-N instead.
     candidates: list[Path] = []
     for entry in _listdir(root / "sys" / "class" / "devfreq"):
-        of_name = _read_str(entry / "device" / "of_node" / "name")
+        of_name = read_str(entry / "device" / "of_node" / "name")
         if of_name in GPU_OF_NAMES or entry.name.startswith("gpu-gpc"):
             candidates.append(entry / "device" / "load")
     candidates += [root / rel for rel in GPU_LOAD_PATHS]
     for path in candidates:
-        permille = _read_int(path)
+        permille = read_int(path)
         if permille is not None:
             return permille / 10, None  # the file is per mille (0-1000)
     return None, "no readable GPU load file"
@@ -403,9 +371,9 @@ def _nvpmodel(root: Path) -> tuple[int | None, str | None, str | None, str | Non
     (`< POWER_MODEL ID=1 NAME=25W >`) and the boot default (`< PM_CONFIG DEFAULT=2 >`),
     which applies while no mode has been selected (no status file).
     """
-    conf = _read_str(root / "etc" / "nvpmodel.conf")
+    conf = read_str(root / "etc" / "nvpmodel.conf")
     names = {int(i): n for i, n in _POWER_MODEL.findall(conf)} if conf else {}
-    status = _read_str(root / "var" / "lib" / "nvpmodel" / "status")
+    status = read_str(root / "var" / "lib" / "nvpmodel" / "status")
     m = _PMODE.search(status) if status else None
     if m:
         mode_id, source = int(m.group(1)), "status"

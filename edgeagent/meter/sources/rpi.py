@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from edgeagent.meter.sources.base import Described, Discovery, SourceInfo, Unavailable
+from edgeagent.meter.sources.reading import first_line
 
 FAMILY = "rpi"
 NAME = "rpi:pmic"
@@ -102,7 +103,7 @@ def discover(root: Path = Path("/"), run: Run | None = None) -> Discovery:
     except FileNotFoundError:
         return _only("not present")
     except subprocess.CalledProcessError as exc:
-        message = _first_line(exc.stderr) or _first_line(exc.stdout)
+        message = first_line(exc.stderr) or first_line(exc.stdout)
         if _looks_like_permission(message):
             return _only("permission denied", PERMISSION_FIX)
         return _only(_no_pmic_reason(model, message))
@@ -114,7 +115,7 @@ def discover(root: Path = Path("/"), run: Run | None = None) -> Discovery:
     rails = parse_pmic_read_adc(text)
     if not rails:
         # Older Pis answer with an error line (e.g. 'error=1 error_msg="Command not registered"').
-        return _only(_no_pmic_reason(model, _first_line(text)))
+        return _only(_no_pmic_reason(model, first_line(text)))
     names = tuple(r.name for r in rails)
     info = SourceInfo(
         family=FAMILY,
@@ -154,15 +155,6 @@ def _looks_like_permission(message: str | None) -> bool:
     # vcgencmd without access to the firmware device says "VCHI initialization failed".
     text = (message or "").lower()
     return "permission denied" in text or "vchi initialization failed" in text
-
-
-def _first_line(text: str | bytes | None) -> str | None:
-    if isinstance(text, bytes):
-        text = text.decode(errors="replace")
-    for line in (text or "").splitlines():
-        if line.strip():
-            return line.strip()
-    return None
 
 
 def _only(reason: str, fix: str | None = None) -> Discovery:
