@@ -243,7 +243,11 @@ def execute_run(
     store = RunStore(run_dir, config.to_dict())
     discovery = discover_all(Path(config.power_root), tdp_w=config.power_estimate_tdp)
     total = choose_total(discovery)
-    sampler = Sampler(_sample_interval(config, total), sources=discovery.sources)
+    sampler = Sampler(
+        _sample_interval(config, total),
+        sources=total.sources if total is not None else discovery.sources,
+        side_sources=discovery.sources,
+    )
     collector = _StepCollector()
     sink = MeteredSink(FanOut(store, collector, *sinks), sampler, total)
     power = describe(discovery, total)

@@ -11,6 +11,7 @@ links to them, as the kernel lays them out:
 from __future__ import annotations
 
 import builtins
+import os
 import shutil
 from pathlib import Path
 
@@ -215,12 +216,21 @@ def test_driver_eperm_on_a_readable_file_keeps_the_source(
             raise PermissionError(1, "Operation not permitted", str(file))
         return real_open(file, *args, **kwargs)
 
+    real_os_open = os.open
+
+    def fake_os_open(file, *args, **kwargs):  # the sampler's reads hold descriptors
+        if str(file).endswith("hwmon1/power1_input"):
+            raise PermissionError(1, "Operation not permitted", str(file))
+        return real_os_open(file, *args, **kwargs)
+
     monkeypatch.setattr(builtins, "open", fake_open)
+    monkeypatch.setattr(os, "open", fake_os_open)
     d = hwmon.discover(root)
     dgpu = _by_name(d)["hwmon:amdgpu@0000:03:00.0/power1"]
     assert "unreadable at discovery (Operation not permitted)" in (dgpu.info.note or "")
     assert dgpu.read_watts() is None
     monkeypatch.setattr(builtins, "open", real_open)
+    monkeypatch.setattr(os, "open", real_os_open)
     assert dgpu.read_watts() == 48123000 / 1e6
 
 

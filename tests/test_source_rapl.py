@@ -10,6 +10,7 @@ so tests can advance, corrupt or delete counters.
 from __future__ import annotations
 
 import builtins
+import os
 import shutil
 from pathlib import Path
 
@@ -76,7 +77,15 @@ def _deny_open(monkeypatch: pytest.MonkeyPatch, suffix: str) -> None:
             raise PermissionError(13, "Permission denied", str(file))
         return real_open(file, *args, **kwargs)
 
+    real_os_open = os.open
+
+    def fake_os_open(file, *args, **kwargs):  # the sampler's reads hold descriptors
+        if str(file).endswith(suffix):
+            raise PermissionError(13, "Permission denied", str(file))
+        return real_os_open(file, *args, **kwargs)
+
     monkeypatch.setattr(builtins, "open", fake_open)
+    monkeypatch.setattr(os, "open", fake_os_open)
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

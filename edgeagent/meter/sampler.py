@@ -14,14 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from types import TracebackType
 
-import psutil
-
 from edgeagent.events import PhaseEnergy
 from edgeagent.meter.energy import Source, attribute_energy, is_energy_counter, read_source
-
-# Plausible die/board temperatures: sysfs reports sentinels such as -273 or 255 for
-# absent probes, which are not measurements.
-_TEMP_RANGE_C = (-40.0, 150.0)
+from edgeagent.meter.host import HostReader
+from edgeagent.meter.sources.reading import KEPT
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +31,7 @@ class Sample:
     rss_bytes: int | None
     # The first source's power in watts (for a counter: derived from the previous sample).
     power_w: float | None
-    temp_c: float | None  # hottest sensor psutil reports
+    temp_c: float | None  # hottest hwmon or thermal-zone sensor
     # (source name, value) for every source: watts, or cumulative joules for a counter.
     readings: tuple[tuple[str, float | None], ...] = ()
     cpu_mhz: float | None = None  # current CPU clock where the OS exposes it
@@ -49,34 +45,10 @@ class WindowStats:
     samples: int  # samples inside the window; 1 when the nearest one stood in
 
 
-def max_temperature_c() -> float | None:
-    read = getattr(psutil, "sensors_temperatures", None)  # absent on macOS and Windows
-    if read is None:
-        return None
-    try:
-        sensors = read()
-    except Exception:  # noqa: BLE001 - an odd hwmon driver must not stop sampling
-        return None
-    lo, hi = _TEMP_RANGE_C
-    values = [
-        e.current
-        for entries in sensors.values()
-        for e in entries
-        if e.current is not None and lo < e.current < hi
-    ]
-    return max(values) if values else None
-
-
-def cpu_mhz() -> float | None:
-    """The current CPU clock in MHz (psutil: cpufreq sysfs or /proc/cpuinfo), None if hidden."""
-    try:
-        freq = psutil.cpu_freq()
-    except Exception:  # noqa: BLE001 - absent or odd cpufreq drivers must not stop sampling
-        return None
-    return float(freq.current) if freq and freq.current else None
-
-
-_SLOW_EVERY = 10  # samples between reads of RSS, temperature and CPU clock
+# RSS, temperature, CPU clock and the side sources are read at most this often and held
+# between reads: none of them moves much within a second, and reading them 20 times a
+# second would spend most of the meter's 0.5%-of-a-core budget.
+_SLOW_INTERVAL_NS = 1_000_000_000
 
 
 class Sampler:
@@ -92,23 +64,30 @@ class Sampler:
         interval_s: float = 0.1,
         sources: Sequence[Source] = (),
         *,
+        side_sources: Sequence[Source] = (),
         history_s: float = 2 * 3600,
     ) -> None:
         if interval_s <= 0:
             raise ValueError(f"interval_s must be positive, got {interval_s}")
         self.interval_s = interval_s
+        # Read every sample: the device total that phases are attributed from.
         self.sources: tuple[Source, ...] = tuple(sources)
+        # Read with the slow readings, at most once a second: the other rails and nested
+        # zones, which feed per-rail summaries, not phase attribution. A counter's energy
+        # between any two readings is exact however far apart they are, and reading every
+        # rail 20 times a second would cost more than the meter's whole CPU budget.
+        self.side_sources: tuple[Source, ...] = tuple(
+            s for s in side_sources if s.name not in {t.name for t in self.sources}
+        )
+        self._is_counter = {s.name: is_energy_counter(s) for s in self.sources}
         self._samples: deque[Sample] = deque(maxlen=max(2, math.ceil(history_s / interval_s)))
         self._lock = threading.Lock()  # guards _samples
-        self._read_lock = threading.Lock()  # psutil.Process is not safe across threads
+        self._read_lock = threading.Lock()  # one sample at a time (thread and phase edges)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._process = psutil.Process()
+        self._host = HostReader()
         self._last_counter: dict[str, tuple[int, float]] = {}
-        # slow-changing readings are refreshed every _SLOW_EVERY samples and held between:
-        # psutil's temperature, clock and RSS reads cost ~0.1-0.3 ms each, and at 20 Hz
-        # they alone would spend more than the meter's 0.5%-of-a-core budget
-        self._count = 0
+        self._slow_due_ns = 0  # when RSS, temperature and clock are next read
         self._slow: tuple[int | None, float | None, float | None] = (None, None, None)
         self._cpu_origin: tuple[int, float] = (time.monotonic_ns(), time.process_time())
 
@@ -131,6 +110,7 @@ class Sampler:
         self._stop.set()
         thread.join(timeout=max(5.0, 10 * self.interval_s))
         self.sample_now()
+        KEPT.close()  # the sensor files held open for the sampler's reads
 
     @property
     def running(self) -> bool:
@@ -163,27 +143,26 @@ class Sampler:
     def sample_now(self) -> Sample:
         """Take and record one sample right away (also usable at phase edges)."""
         with self._read_lock:
-            cpu = self._cpu_percent()
-            if self._count % _SLOW_EVERY == 0:
-                try:
-                    rss: int | None = self._process.memory_info().rss
-                except psutil.Error:
-                    rss = None
-                self._slow = (rss, max_temperature_c(), cpu_mhz())
-            self._count += 1
-            rss, temp, mhz = self._slow
             t_ns = time.monotonic_ns()
-            readings = tuple((s.name, read_source(s)) for s in self.sources)
+            cpu = self._cpu_percent(t_ns)
+            readings = tuple([(s.name, read_source(s)) for s in self.sources])
+            if t_ns >= self._slow_due_ns:
+                host = self._host
+                self._slow = (host.rss_bytes(), host.max_temperature_c(), host.cpu_mhz())
+                self._slow_due_ns = t_ns + _SLOW_INTERVAL_NS
+                # Same timestamp as the total: the reads are microseconds apart.
+                readings += tuple([(s.name, read_source(s)) for s in self.side_sources])
+            rss, temp, mhz = self._slow
             power = self._primary_watts(t_ns, readings)
             sample = Sample(t_ns, cpu, rss, power, temp, readings, mhz)
             with self._lock:
                 self._samples.append(sample)
         return sample
 
-    def _cpu_percent(self) -> float | None:
+    def _cpu_percent(self, now_ns: int) -> float | None:
         """This process's CPU time (all threads) since the previous sample, in percent of one
         CPU: the same quantity as psutil's Process.cpu_percent, from one cheap clock read."""
-        now_ns, now_cpu = time.monotonic_ns(), time.process_time()
+        now_cpu = time.process_time()
         then_ns, then_cpu = self._cpu_origin
         self._cpu_origin = (now_ns, now_cpu)
         if now_ns <= then_ns:
@@ -196,7 +175,7 @@ class Sampler:
         if not self.sources:
             return None
         source, (_, value) = self.sources[0], readings[0]
-        if not is_energy_counter(source) or value is None:
+        if not self._is_counter[source.name] or value is None:
             return value
         previous = self._last_counter.get(source.name)
         self._last_counter[source.name] = (t_ns, value)

@@ -23,7 +23,7 @@ from edgeagent.meter.sources.base import (
     SourceInfo,
     Unavailable,
 )
-from edgeagent.meter.sources.reading import probe_int, read_int, read_str
+from edgeagent.meter.sources.reading import KEPT, probe_int, read_str
 
 FAMILY = "battery"
 SCOPE = "battery-system"
@@ -65,11 +65,11 @@ class BatterySource(Described):
         Integer picowatts (µW x 1e6, or µV x µA) keep the single division to watts exact.
         """
         if self.power_path is not None:
-            uw = read_int(self.power_path)
+            uw = KEPT.read_int(self.power_path)
             pw = None if uw is None else abs(uw) * 10**6  # psutil: abs(power_now)
         else:
-            uv = read_int(self.supply / "voltage_now")
-            ua = read_int(self.supply / "current_now")
+            uv = KEPT.read_int(self.supply / "voltage_now")
+            ua = KEPT.read_int(self.supply / "current_now")
             pw = None if uv is None or ua is None else abs(uv * ua)  # ACPI: unsigned
         # A discharging battery feeding a running system cannot deliver 0 W: some firmware
         # reports 0 until the EC refreshes after unplugging, which is a gap, not a reading.

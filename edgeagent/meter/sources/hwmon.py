@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from edgeagent.meter.sources.base import Described, Discovery, SourceInfo, Unavailable
+from edgeagent.meter.sources.reading import KEPT
 
 FAMILY = "hwmon"
 
@@ -40,10 +41,8 @@ class HwmonPower(Described):
     path: Path
 
     def read_watts(self) -> float | None:
-        try:
-            return _read_int(self.path) / 1e6
-        except (OSError, ValueError):  # sensor gone (unplugged, driver unbound), busy: a gap
-            return None
+        uw = KEPT.read_int(self.path)  # sensor gone (unplugged, driver unbound), busy: a gap
+        return None if uw is None else uw / 1e6
 
 
 @dataclass(frozen=True)
@@ -57,10 +56,8 @@ class HwmonEnergy(Described):
     wrap_joules: float | None = None
 
     def read_joules(self) -> float | None:
-        try:
-            return _read_int(self.path) / 1e6
-        except (OSError, ValueError):
-            return None
+        uj = KEPT.read_int(self.path)
+        return None if uj is None else uj / 1e6
 
 
 @dataclass(frozen=True)

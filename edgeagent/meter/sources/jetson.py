@@ -31,7 +31,7 @@ from edgeagent.meter.sources.base import (
     SourceInfo,
     Unavailable,
 )
-from edgeagent.meter.sources.reading import probe_int, read_int, read_str
+from edgeagent.meter.sources.reading import KEPT, probe_int, read_int, read_str
 
 FAMILY = "jetson"
 
@@ -79,7 +79,7 @@ class IioRail(Described):
     power_path: Path
 
     def read_microwatts(self) -> int | None:
-        mw = read_int(self.power_path)
+        mw = KEPT.read_int(self.power_path)
         return None if mw is None else mw * 1000
 
     def read_watts(self) -> float | None:
@@ -96,8 +96,8 @@ class HwmonRail(Described):
     current_path: Path
 
     def read_microwatts(self) -> int | None:
-        mv = read_int(self.voltage_path)
-        ma = read_int(self.current_path)
+        mv = KEPT.read_int(self.voltage_path)
+        ma = KEPT.read_int(self.current_path)
         if mv is None or ma is None:
             return None
         return mv * ma  # mV x mA = µW

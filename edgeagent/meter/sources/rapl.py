@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from edgeagent.meter.sources.base import Described, Discovery, SourceInfo, Unavailable
+from edgeagent.meter.sources.reading import KEPT
 
 FAMILY = "rapl"
 
@@ -66,10 +67,8 @@ class RaplCounter(Described):
     parent: str | None  # name of the source of the enclosing zone, e.g. "rapl:package-0"
 
     def read_joules(self) -> float | None:
-        try:
-            return _read_int(self.energy_path) / 1e6
-        except (OSError, ValueError):  # zone gone, permission revoked, garbage: a gap
-            return None
+        uj = KEPT.read_int(self.energy_path)  # zone gone, permission revoked, garbage: a gap
+        return None if uj is None else uj / 1e6
 
 
 @dataclass(frozen=True)
