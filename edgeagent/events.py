@@ -146,8 +146,8 @@ class RunFinished:
 class SampleBatch:
     """Meter samples taken since the previous batch, for the store's samples table.
 
-    Each sample: (t_ns, cpu_percent, rss_bytes, temp_c, cpu_mhz, ((source name, value), ...)),
-    value in watts for a power source and cumulative joules for a counter.
+    Each sample: (t_ns, cpu_percent, rss_bytes, temp_c, cpu_mhz, ((source name, value), ...),
+    gpu_mhz), value in watts for a power source and cumulative joules for a counter.
     """
 
     samples: tuple[tuple[Any, ...], ...]

@@ -33,6 +33,7 @@ from .meter.attribution import MeteredSink, sum_joules
 from .meter.baseline import measure_baseline
 from .meter.device import device_snapshot
 from .meter.energy import NO_SOURCE
+from .meter.host import HostReader
 from .meter.sampler import Sampler
 from .meter.sources import Total, choose_total, describe, discover_all
 from .meter.sources.battery import MIN_INTERVAL_S as BATTERY_MIN_INTERVAL_S
@@ -247,6 +248,7 @@ def execute_run(
         _sample_interval(config, total),
         sources=total.sources if total is not None else discovery.sources,
         side_sources=discovery.sources,
+        host=HostReader(Path(config.power_root)),  # a fixture root stands in for / here too
     )
     collector = _StepCollector()
     sink = MeteredSink(FanOut(store, collector, *sinks), sampler, total)

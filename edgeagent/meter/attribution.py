@@ -63,7 +63,8 @@ class MeteredSink:
             return
         self._flushed_to_ns = new[-1].t_ns
         self.inner.emit(SampleBatch(tuple(
-            (s.t_ns, s.cpu_percent, s.rss_bytes, s.temp_c, s.cpu_mhz, s.readings) for s in new
+            (s.t_ns, s.cpu_percent, s.rss_bytes, s.temp_c, s.cpu_mhz, s.readings, s.gpu_mhz)
+            for s in new
         )))
 
     def emit(self, event: Event) -> None:

@@ -35,6 +35,7 @@ class Sample:
     # (source name, value) for every source: watts, or cumulative joules for a counter.
     readings: tuple[tuple[str, float | None], ...] = ()
     cpu_mhz: float | None = None  # current CPU clock where the OS exposes it
+    gpu_mhz: float | None = None  # current GPU clock (Jetson devfreq, amdgpu) where exposed
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,7 @@ class Sampler:
         sources: Sequence[Source] = (),
         *,
         side_sources: Sequence[Source] = (),
+        host: HostReader | None = None,
         history_s: float = 2 * 3600,
     ) -> None:
         if interval_s <= 0:
@@ -85,10 +87,11 @@ class Sampler:
         self._read_lock = threading.Lock()  # one sample at a time (thread and phase edges)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._host = HostReader()
+        self._host = host if host is not None else HostReader()
         self._last_counter: dict[str, tuple[int, float]] = {}
         self._slow_due_ns = 0  # when RSS, temperature and clock are next read
-        self._slow: tuple[int | None, float | None, float | None] = (None, None, None)
+        self._slow: tuple[int | None, float | None, float | None, float | None] = (
+            None, None, None, None)
         self._cpu_origin: tuple[int, float] = (time.monotonic_ns(), time.process_time())
 
     # --- lifecycle -----------------------------------------------------------------
@@ -148,13 +151,14 @@ class Sampler:
             readings = tuple([(s.name, read_source(s)) for s in self.sources])
             if t_ns >= self._slow_due_ns:
                 host = self._host
-                self._slow = (host.rss_bytes(), host.max_temperature_c(), host.cpu_mhz())
+                self._slow = (
+                    host.rss_bytes(), host.max_temperature_c(), host.cpu_mhz(), host.gpu_mhz())
                 self._slow_due_ns = t_ns + _SLOW_INTERVAL_NS
                 # Same timestamp as the total: the reads are microseconds apart.
                 readings += tuple([(s.name, read_source(s)) for s in self.side_sources])
-            rss, temp, mhz = self._slow
+            rss, temp, mhz, gpu_mhz = self._slow
             power = self._primary_watts(t_ns, readings)
-            sample = Sample(t_ns, cpu, rss, power, temp, readings, mhz)
+            sample = Sample(t_ns, cpu, rss, power, temp, readings, mhz, gpu_mhz)
             with self._lock:
                 self._samples.append(sample)
         return sample
