@@ -272,6 +272,30 @@ def _cmd_sensors(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_doctor(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "doctor", help="what this machine can do for a run, and what to fix",
+        description="Check Python and packages, the llama.cpp build (CPU features, GPU "
+        "offload, the AMX crash risk), SQLite extension loading, models, memory and disk, "
+        "power sources and Jetson board state; print each finding with its fix.")
+    p.add_argument("--root", type=Path, default=Path("/"),
+                   help="read a copied or fixture sysfs tree instead of / for sensors and board")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=_cmd_doctor)
+
+
+def _cmd_doctor(args: argparse.Namespace) -> int:
+    import json
+
+    from .doctor import as_json, render_text, run_checks
+
+    if not args.root.is_dir():
+        raise UserError(f"--root {args.root} is not a directory (give a sysfs tree, e.g. /)")
+    findings = run_checks(args.root)
+    print(json.dumps(as_json(findings), indent=2) if args.json else render_text(findings))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="edgeagent",
@@ -279,13 +303,15 @@ def build_parser() -> argparse.ArgumentParser:
         "local GGUF model.",
     )
     parser.add_argument("--version", action="version", version=f"edgeagent {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="{run,report,models,tasks,sensors}")
+    sub = parser.add_subparsers(
+        dest="command", metavar="{run,report,models,tasks,sensors,doctor}")
     sub.required = True
     _add_run(sub)
     _add_report(sub)
     _add_models(sub)
     _add_tasks(sub)
     _add_sensors(sub)
+    _add_doctor(sub)
     return parser
 
 
