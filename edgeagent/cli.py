@@ -16,13 +16,23 @@ from .errors import UserError
 
 
 class _StopFlag:
-    """First Ctrl-C: stop after the current step. Second: abort at once."""
+    """First Ctrl-C or SIGTERM: stop after the current step. A second: abort at once.
+
+    SIGTERM is what systemd, docker stop and CI runners send: it gets the same safe stop, so
+    a run stopped by its supervisor keeps every step and records `interrupted`.
+    """
 
     def __init__(self) -> None:
         self.requested = False
+        self.signum: int | None = None
 
     def __call__(self) -> bool:
         return self.requested
+
+    @property
+    def exit_code(self) -> int:
+        """The shell's convention: 128 + the signal (130 for Ctrl-C, 143 for SIGTERM)."""
+        return 128 + (self.signum or signal.SIGINT)
 
     def install(self) -> None:
         if threading.current_thread() is not threading.main_thread():
@@ -31,13 +41,15 @@ class _StopFlag:
         def handler(signum: int, frame: Any) -> None:
             if self.requested:
                 raise KeyboardInterrupt
-            self.requested = True
+            self.requested, self.signum = True, signum
+            name = "interrupt" if signum == signal.SIGINT else signal.Signals(signum).name
             print(
-                "\ninterrupt: stopping after the current step (Ctrl-C again to abort now)",
+                f"\n{name}: stopping after the current step (Ctrl-C again to abort now)",
                 file=sys.stderr, flush=True,
             )
 
         signal.signal(signal.SIGINT, handler)
+        signal.signal(signal.SIGTERM, handler)
 
 
 def _add_run(sub: argparse._SubParsersAction) -> None:
@@ -96,8 +108,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("aborted; the steps completed so far are kept in the run directory",
               file=sys.stderr)
-        return 130
-    return 130 if result.status == "interrupted" else 0
+        return stop.exit_code
+    return stop.exit_code if result.status == "interrupted" else 0
 
 
 def _add_report(sub: argparse._SubParsersAction) -> None:
