@@ -86,6 +86,8 @@ class Sampler:
         self._lock = threading.Lock()  # guards _samples
         self._read_lock = threading.Lock()  # one sample at a time (thread and phase edges)
         self._stop = threading.Event()
+        self._wake = threading.Event()  # set to take a sample now (an edge) or to stop
+        self._taken = threading.Condition(self._lock)  # notified on every new sample
         self._thread: threading.Thread | None = None
         self._host = host if host is not None else HostReader()
         self._last_counter: dict[str, tuple[int, float]] = {}
@@ -101,6 +103,7 @@ class Sampler:
             raise RuntimeError("Sampler already started")
         self._cpu_origin = (time.monotonic_ns(), time.process_time())
         self._stop.clear()
+        self._wake.clear()
         self._thread = threading.Thread(target=self._run, name="edgeagent-sampler", daemon=True)
         self._thread.start()
         return self
@@ -111,7 +114,13 @@ class Sampler:
         if thread is None:
             return
         self._stop.set()
+        self._wake.set()
         thread.join(timeout=max(5.0, 10 * self.interval_s))
+        if thread.is_alive():
+            # Stuck in a sensor read that does not return (a hung I2C bus): a closing sample
+            # would hang this thread too. The daemon thread is abandoned; the last phase's
+            # right edge is the latest sample, or a gap the energy says it could not cover.
+            return
         self.sample_now()
         KEPT.close()  # the sensor files held open for the sampler's reads
 
@@ -139,7 +148,28 @@ class Sampler:
             delay = next_t - time.monotonic()
             if delay < 0:  # fell behind (suspend, slow sensor): resume from now
                 next_t, delay = time.monotonic(), 0.0
-            self._stop.wait(delay)
+            if self._wake.wait(delay):  # an edge sample was asked for (or stop)
+                self._wake.clear()
+                next_t = time.monotonic()  # the grid restarts from the edge sample
+
+    def edge_sample(self, timeout_s: float | None = None) -> Sample | None:
+        """A sample taken now, for the right edge of an interval that just closed.
+
+        With the thread running, the thread takes it (woken early) and the caller waits at
+        most timeout_s (default: two intervals, at least 0.5 s): the caller never reads a
+        sensor itself, so a sensor read that hangs stalls the meter, never the run. Returns
+        None when no sample came in time. Without the thread, samples right here.
+        """
+        thread = self._thread
+        if thread is None or not thread.is_alive():
+            return self.sample_now()
+        timeout = timeout_s if timeout_s is not None else max(0.5, 2 * self.interval_s)
+        asked_ns = time.monotonic_ns()
+        with self._taken:
+            self._wake.set()
+            got = self._taken.wait_for(
+                lambda: bool(self._samples) and self._samples[-1].t_ns >= asked_ns, timeout)
+            return self._samples[-1] if got else None
 
     # --- reading -------------------------------------------------------------------
 
@@ -159,8 +189,9 @@ class Sampler:
             rss, temp, mhz, gpu_mhz = self._slow
             power = self._primary_watts(t_ns, readings)
             sample = Sample(t_ns, cpu, rss, power, temp, readings, mhz, gpu_mhz)
-            with self._lock:
+            with self._taken:  # holds _lock
                 self._samples.append(sample)
+                self._taken.notify_all()
         return sample
 
     def _cpu_percent(self, now_ns: int) -> float | None:
