@@ -279,13 +279,18 @@ def build_parser() -> argparse.ArgumentParser:
         "local GGUF model.",
     )
     parser.add_argument("--version", action="version", version=f"edgeagent {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="{run,report,models,tasks,sensors}")
+    sub = parser.add_subparsers(
+        dest="command", metavar="{run,replay,export,report,models,tasks,sensors}"
+    )
     sub.required = True
     _add_run(sub)
     _add_report(sub)
     _add_models(sub)
     _add_tasks(sub)
     _add_sensors(sub)
+    from .replay.commands import add_commands as add_replay_commands
+
+    add_replay_commands(sub)
     return parser
 
 
