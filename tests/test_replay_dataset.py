@@ -177,3 +177,12 @@ def test_bundled_smoke_workload_is_valid() -> None:
     convs = load_dataset(default_dataset())
     assert [c.id for c in convs] == ["fix-add", "fix-shout", "fix-sum-to"]
     assert all(c.assistant_turns >= 4 for c in convs)
+
+
+def test_replay_datasets_are_not_listed_as_suites() -> None:
+    from edgeagent.errors import SuiteError
+    from edgeagent.suite import bundled_suite_names, load_suite
+
+    assert "smoke" in bundled_suite_names() and "replay" not in bundled_suite_names()
+    with pytest.raises(SuiteError, match="unknown suite 'replay'"):
+        load_suite("replay")

@@ -75,6 +75,7 @@ def test_default_workload_replays_every_turn(smoke_replay) -> None:
     scores = json.loads((run_dir / SCORES_FILE).read_text())
     assert len(scores["turns"]) == expected
     assert "Result is: VALID" in text
+    assert (run_dir / "report.txt").read_text().startswith("Result is: VALID")
 
 
 def test_replay_steps_are_recorded_like_live_steps(smoke_replay) -> None:

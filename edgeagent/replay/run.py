@@ -155,7 +155,8 @@ def execute_replay(
     engine = (engine_factory or _llamacpp_engine)(model.path, config)
     settings = ReplaySettings(config.max_new_tokens, inject_tool_delay, config.grammar)
     label = Path(source.label).stem if source.run_dir is None else Path(source.label).name[:40]
-    run_dir = make_run_dir(out, f"replay-{label}-{Path(str(model.name or model.path)).stem}"[:80])
+    model_label = model.name or Path(model.path).stem  # names hold dots: no Path().stem
+    run_dir = make_run_dir(out, f"replay-{label}-{model_label}"[:80])
     replay_info = {
         "source": source.label, "dataset_sha256": source.sha256,
         "from_run": source.run_dir is not None, "reexecute_tools": reexecute_tools,

@@ -19,6 +19,7 @@ from ..results.store import open_run_db
 TURNS_FILE = "replay_turns.jsonl"
 SUMMARY_FILE = "result_summary.json"
 SCORES_FILE = "scores.json"
+REPORT_FILE = "report.txt"
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -124,6 +125,7 @@ def write_summary(run_dir: Path, settings: dict[str, Any]) -> dict[str, Any]:
     (Path(run_dir) / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n")
     (Path(run_dir) / SCORES_FILE).write_text(
         json.dumps(scores_json(read_turns(run_dir)), indent=2) + "\n")
+    (Path(run_dir) / REPORT_FILE).write_text(summary_text(summary) + "\n")
     return summary
 
 
