@@ -120,7 +120,18 @@ def test_turns_out_of_order_name_the_line(tmp_path: Path) -> None:
     rows = conversation()
     rows[2], rows[3] = rows[3], rows[2]
     msg = load_error(tmp_path, rows)
-    assert "data.jsonl:3:" in msg and "field 'turn' is 4, expected 3" in msg
+    assert "data.jsonl:3:" in msg and "field 'turn' is 4, expected 2 or 3" in msg
+    rows = conversation()
+    rows[3]["turn"] = 2  # goes back
+    assert "data.jsonl:4:" in load_error(tmp_path, rows)
+
+
+def test_tool_rows_may_share_their_assistant_turn_number(tmp_path: Path) -> None:
+    rows = conversation()
+    for row, turn in zip(rows, (1, 2, 2, 3, 3, 4), strict=True):
+        row["turn"] = turn
+    (conv,) = load_dataset(write(tmp_path, rows))
+    assert [r.turn for r in conv.rows] == [1, 2, 2, 3, 3, 4]
 
 
 def test_role_order_and_conversation_start(tmp_path: Path) -> None:

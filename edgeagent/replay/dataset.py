@@ -1,6 +1,7 @@
 """MLPerf Edge Agentic dataset files: JSONL, one message per line, checked row by row.
 
-Rows of a conversation are contiguous, numbered by `turn` from 1 up by one, and alternate
+Rows of a conversation are contiguous, numbered by `turn` from 1 up by one (a row may repeat
+the number before it, for files that number an assistant row and its tool row alike), and alternate
 user -> assistant -> tool -> assistant -> ... (a user row may also follow an assistant row
 that made no tool call). Every error names the file, the line and the field.
 """
@@ -236,11 +237,14 @@ def _check_order(rows: Sequence[Row], where: Any) -> None:
     previous: Row | None = None
     for row in rows:
         at = where(row)
-        expected = 1 if previous is None else previous.turn + 1
-        if row.turn != expected:
+        # we number every row; a file that gives a tool row its assistant's number is read
+        # too: a turn may repeat the previous number but never go back or skip one
+        allowed = (1,) if previous is None else (previous.turn, previous.turn + 1)
+        if row.turn not in allowed:
             raise DatasetError(
-                f"{at}: field 'turn' is {row.turn}, expected {expected} (turns of conversation "
-                f"{row.conversation_id!r} must count up by one from 1, in file order)"
+                f"{at}: field 'turn' is {row.turn}, expected {' or '.join(map(str, allowed))} "
+                f"(turns of conversation {row.conversation_id!r} start at 1 and count up by "
+                "one, in file order)"
             )
         if previous is None:
             if row.role != "user":
