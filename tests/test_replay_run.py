@@ -260,3 +260,11 @@ def test_mlperf_style_dataset_metered_with_injected_delay(
     # the tools are listed for the model since the system prompt does not name them
     started = json.loads((run_dir / "trajectories" / "c1.jsonl").read_text().splitlines()[0])
     assert "- bash(command)" in started["system_prompt"]
+
+
+def test_a_replay_run_is_not_exported_as_a_trajectory(
+    smoke_replay, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_dir, _ = smoke_replay
+    assert cli.main(["export", str(run_dir)]) == 2
+    assert "is a replay run" in capsys.readouterr().err

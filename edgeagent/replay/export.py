@@ -21,6 +21,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from ..agent import prompt
 from ..errors import StoreError
 from ..results.store import open_run_db
@@ -88,6 +90,10 @@ def run_conversations(run_dir: Path) -> tuple[Conversation, ...]:
     if not traj_dir.is_dir():
         raise StoreError(f"no trajectories/ in {run_dir} (give a run directory made by "
                          "`edgeagent run`)")
+    config = run_dir / "config.yaml"
+    if config.is_file() and "replay" in (yaml.safe_load(config.read_text()) or {}):
+        raise StoreError(f"{run_dir} is a replay run: its steps are generated turns over a "
+                         "recorded history; export or replay the dataset it replayed instead")
     order = _task_order(run_dir)
     files = sorted(traj_dir.glob("*.jsonl"),
                    key=lambda p: (order.index(p.stem) if p.stem in order else len(order), p.stem))

@@ -128,9 +128,11 @@ def replay_conversation(
             continue
         if stop_requested():
             return ConversationResult(conv.id, "interrupted", tuple(turns))
-        tool_row = rows[i + 1] if i + 1 < len(rows) and rows[i + 1].role == "tool" else None
+        next_row = rows[i + 1] if i + 1 < len(rows) else None
+        tool_row = next_row if next_row is not None and next_row.role == "tool" else None
         reference = tuple(turn_executables((c.name, c.args) for c in row.tool_calls or ()))
-        observation = tool_text(tool_row) if tool_row else None
+        # what the model reads next: the tool results, or a user message (format errors)
+        observation = tool_text(tool_row) if tool_row else (next_row.content if next_row else None)
         wall_start = time.time()
         try:
             gen = engine.generate(messages, max_tokens=settings.max_new_tokens, grammar=grammar)
