@@ -316,7 +316,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"edgeagent {__version__}")
     sub = parser.add_subparsers(
-        dest="command", metavar="{run,report,models,tasks,sensors,doctor}")
+        dest="command", metavar="{run,replay,export,report,models,tasks,sensors,doctor}"
+    )
     sub.required = True
     _add_run(sub)
     _add_report(sub)
@@ -324,6 +325,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_tasks(sub)
     _add_sensors(sub)
     _add_doctor(sub)
+    from .replay.commands import add_commands as add_replay_commands
+
+    add_replay_commands(sub)
     return parser
 
 

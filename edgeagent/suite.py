@@ -110,7 +110,11 @@ def bundled_suite_names() -> tuple[str, ...]:
     root = suites_root()
     if not root.is_dir():
         return ()
-    return tuple(sorted(p.name for p in root.iterdir() if p.is_dir() and _is_visible(p)))
+    # tasks/replay/ holds replay datasets (JSONL files), not task directories
+    return tuple(sorted(
+        p.name for p in root.iterdir()
+        if p.is_dir() and _is_visible(p) and any(d.is_dir() for d in p.iterdir())
+    ))
 
 
 def load_suite(name_or_path: str) -> Suite:
