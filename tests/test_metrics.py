@@ -154,3 +154,14 @@ def test_html_report_is_one_file_with_inline_plots(run_dir: Path, tmp_path: Path
 def test_report_rejects_a_bad_bandwidth(run_dir: Path, capsys: pytest.CaptureFixture) -> None:
     assert cli.main(["report", str(run_dir), "--bandwidth-gbs", "-1"]) == 2
     assert "--bandwidth-gbs must be a positive number" in capsys.readouterr().err
+
+
+def test_html_without_matplotlib_says_how_to_get_it(
+    run_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib -> ImportError
+    assert cli.main(["report", str(run_dir), "--format", "html"]) == 2
+    err = capsys.readouterr().err
+    assert "pip install 'edgeagent[plots]'" in err and "Traceback" not in err

@@ -156,13 +156,14 @@ def svg_plots(data: RunData) -> list[tuple[str, str]]:
     return out
 
 
-def save_png(data: RunData, path: Any, dpi: int = 80) -> None:
-    """All plots in one PNG (for a README)."""
+def save_png(data: RunData, path: Any, dpi: int = 80, summary: str = "") -> None:
+    """All plots in one PNG (for a README), `summary` text in the sixth panel."""
     plt = _pyplot()
     fig, axes = plt.subplots(3, 2, figsize=(12, 10.5))
     for ax, (_, draw) in zip(axes.flat, PLOTS, strict=False):
         draw(ax, data)
     axes.flat[-1].axis("off")
+    axes.flat[-1].text(0, 1, summary, va="top", family="monospace", fontsize=8, wrap=True)
     fig.tight_layout()
     fig.savefig(path, format="png", dpi=dpi)
     plt.close(fig)
