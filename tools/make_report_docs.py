@@ -9,6 +9,7 @@ the README.
 from __future__ import annotations
 
 import argparse
+import textwrap
 from pathlib import Path
 
 from edgeagent.results.formats import fmt_metric, render
@@ -34,7 +35,7 @@ def main() -> None:
     verdict = check_data(data)
     lines = [f"{by[k].label}: {fmt_metric(by[k])}"[:70] for k in KEYS]
     lines += ["", f"Result is: {'VALID' if verdict.valid else 'INVALID'}"]
-    lines += [f"- {r}"[:70] for r in verdict.reasons]
+    lines += [line for r in verdict.reasons for line in textwrap.wrap(f"- {r}", 66)]
     save_png(data, DOCS / "smoke-report.png", dpi=70, summary="\n".join(lines))
 
 

@@ -120,7 +120,7 @@ def throttling(samples: Sequence[dict[str, Any]]) -> tuple[str | None, str]:
     for a, b in zip(samples, list(samples[1:]) + [None], strict=False):
         if a.get("cpu_mhz") is None or (a.get("cpu_percent") or 0) < LOAD_CPU_PERCENT:
             continue
-        span = min(b["t_ns"] - a["t_ns"], _MAX_SAMPLE_SPAN_NS) if b else 0
+        span = min(max(0, b["t_ns"] - a["t_ns"]), _MAX_SAMPLE_SPAN_NS) if b else 0
         loaded.append((span, a["cpu_mhz"], a.get("temp_c")))
     if len(loaded) < 10:
         return None, "throttling not checked (fewer than 10 loaded samples with a CPU clock)"
