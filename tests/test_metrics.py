@@ -165,3 +165,14 @@ def test_html_without_matplotlib_says_how_to_get_it(
     assert cli.main(["report", str(run_dir), "--format", "html"]) == 2
     err = capsys.readouterr().err
     assert "pip install 'edgeagent[plots]'" in err and "Traceback" not in err
+
+
+def test_estimated_energy_is_labelled_so(tmp_path: Path) -> None:
+    from run_fixture import provenance
+
+    prov = provenance()
+    prov["power"]["total"].update(scope="estimated", estimated=True)
+    by = metrics_by_key(run_metrics(load_run(write_run(tmp_path / "r", prov=prov))))
+    for key in ("energy_j", "energy_per_task_j", "average_power_w", "energy_share_decode"):
+        assert by[key].label.endswith("(ESTIMATED)")
+    assert by["energy_j"].value == pytest.approx(110.0)  # the number itself is unchanged

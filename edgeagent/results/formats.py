@@ -59,7 +59,8 @@ def _metric_section(metrics: Sequence[Metric]) -> list[str]:
     for key, label in (("step_latency", "step latency"), ("ttft", "TTFT"), ("tpot", "TPOT")):
         lines.append(f"  {label} (n={by[key + '_p50'].n}): p50 {v(key + '_p50')}, "
                      f"p90 {v(key + '_p90')}, p99 {v(key + '_p99')}")
-    lines.append(f"  energy per task {f('energy_per_task_j')}, per resolved task "
+    est = " (ESTIMATED)" if "ESTIMATED" in by["energy_j"].label else ""
+    lines.append(f"  energy{est}: per task {f('energy_per_task_j')}, per resolved task "
                  f"{v('energy_per_resolved_j')}, average power {v('average_power_w')}, "
                  f"{v('tokens_per_joule')}")
     for kind in ("time", "energy"):

@@ -204,6 +204,12 @@ def trajectory_bound(data: RunData) -> Bound:
     return early_stopping_bound([t["wall_ms"] / 1000 for t in data.tasks], HEADLINE_Q)
 
 
+def is_estimated(data: RunData) -> bool:
+    """Energies from a CPU x TDP estimate, not a sensor: every label says so."""
+    total = (data.provenance.get("power") or {}).get("total") or {}
+    return bool(total.get("estimated"))
+
+
 # -- run metrics ----------------------------------------------------------------------------
 def run_metrics(data: RunData) -> list[Metric]:
     tasks, steps = data.tasks, data.steps
@@ -242,14 +248,16 @@ def run_metrics(data: RunData) -> list[Metric]:
     why = None if energy is not None else _energy_reason(tasks, data)
     secs = metered_seconds(tasks)
     decoded = sum(t["decoded_tokens"] for t in tasks)
+    est = " (ESTIMATED)" if is_estimated(data) else ""
     m += [
-        Metric("energy_j", "energy", energy, "J", why, higher_is_better=False),
-        Metric("energy_per_task_j", "energy per task", _div(energy, n), "J", why,
+        Metric("energy_j", "energy" + est, energy, "J", why, higher_is_better=False),
+        Metric("energy_per_task_j", "energy per task" + est, _div(energy, n), "J", why,
                higher_is_better=False),
-        Metric("energy_per_resolved_j", "energy per resolved task", _div(energy, resolved), "J",
-               why or (None if resolved else "no task resolved"), higher_is_better=False),
-        Metric("average_power_w", "average power", _div(energy, secs), "W", why),
-        Metric("tokens_per_joule", "generated tokens per joule", _div(decoded, energy),
+        Metric("energy_per_resolved_j", "energy per resolved task" + est,
+               _div(energy, resolved), "J", why or (None if resolved else "no task resolved"),
+               higher_is_better=False),
+        Metric("average_power_w", "average power" + est, _div(energy, secs), "W", why),
+        Metric("tokens_per_joule", "generated tokens per joule" + est, _div(decoded, energy),
                "tok/J", why, higher_is_better=True),
     ]
     # shares of task wall time and of task energy
@@ -266,7 +274,7 @@ def run_metrics(data: RunData) -> list[Metric]:
     for phase in PHASES:
         joules = _sum_or_none(s.get(f"energy_{phase}_j") for s in steps)
         reason = why or (None if joules is not None else "a step's phase energy is null")
-        m.append(Metric(f"energy_share_{phase}", f"{phase} share of energy",
+        m.append(Metric(f"energy_share_{phase}", f"{phase} share of energy{est}",
                         _div(joules, energy) if joules is not None else None, "fraction",
                         reason))
     m.append(Metric("energy_share_retrieval", "retrieval share of energy", None, "fraction",
