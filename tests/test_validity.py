@@ -74,6 +74,21 @@ def test_dropped_replay_turns(tmp_path: Path) -> None:
     assert verdict.valid and "0 replay turns dropped" in verdict.notes
 
 
+def test_dropped_turns_from_the_replay_turn_file(tmp_path: Path) -> None:
+    run = valid_run(tmp_path / "r")
+    turns = [{"status": "completed"}, {"status": "dropped"}, {"status": "dropped"}]
+    (run / "replay_turns.jsonl").write_text("\n".join(json.dumps(t) for t in turns) + "\n")
+    assert only_reason(run) == "2 replay turns dropped (valid only with 0)"
+
+
+def test_a_task_terminated_by_dropped_turns(tmp_path: Path) -> None:
+    tasks = uniform_tasks(10)
+    record, steps = tasks[0]
+    tasks[0] = (replace_task(record, outcome="invalid", termination="dropped_turns"), steps)
+    assert only_reason(valid_run(tmp_path / "r", tasks=tasks)) == (
+        "1 replay turns dropped (valid only with 0)")
+
+
 def test_missing_energy_when_requested(tmp_path: Path) -> None:
     # a sensor was found (provenance has a total) but the tasks have no energy
     run = valid_run(tmp_path / "r", tasks=uniform_tasks(10, energy_j=None))

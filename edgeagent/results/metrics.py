@@ -49,6 +49,24 @@ class RunData:
     samples: tuple[dict[str, Any], ...]  # t_ns, cpu_percent, rss_bytes, temp_c, cpu_mhz
     power: tuple[tuple[int, float], ...] = ()  # (t_ns, watts) of the device total
     extra_columns: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # dropped turns counted in a replay's per-turn file; None when the run has none
+    replay_dropped: int | None = None
+
+
+REPLAY_TURNS_FILE = "replay_turns.jsonl"  # written by `edgeagent replay`, one turn a line
+
+
+def _replay_dropped(run_dir: Path) -> int | None:
+    path = run_dir / REPLAY_TURNS_FILE
+    if not path.is_file():
+        return None
+    dropped = 0
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            dropped += json.loads(line).get("status") == "dropped"
+        except (ValueError, AttributeError):
+            continue  # a torn last line of a crashed replay
+    return dropped
 
 
 def _rows(db: Any, sql: str) -> list[dict[str, Any]]:
@@ -82,6 +100,7 @@ def load_run(run_dir: Path | str) -> RunData:
         runs=tuple(runs), provenance=prov, config=config, tasks=tuple(tasks),
         steps=tuple(steps), samples=tuple(samples),
         power=tuple(power_trace(prov, readings)), extra_columns=extra,
+        replay_dropped=_replay_dropped(run_dir),
     )
 
 
@@ -125,6 +144,8 @@ def merge_runs(label: str, runs: Sequence[RunData]) -> RunData:
         samples=tuple(x for r in runs for x in r.samples),
         power=tuple(x for r in runs for x in r.power),
         extra_columns=first.extra_columns,
+        replay_dropped=None if all(r.replay_dropped is None for r in runs)
+        else sum(r.replay_dropped or 0 for r in runs),
     )
 
 

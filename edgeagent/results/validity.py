@@ -66,8 +66,14 @@ def _harness_reasons(data: RunData) -> list[str]:
 
 
 def dropped_turns(data: RunData) -> int | None:
-    """Dropped replay turns, from whichever field the run has; None when none records it."""
+    """Dropped replay turns, from whichever record the run has (the replay's per-turn file,
+    a dropped_turns column, a step flag, a task terminated by dropped turns); None when the
+    run records none of them."""
     counts: list[int] = []
+    if data.replay_dropped is not None:
+        counts.append(data.replay_dropped)
+    if any(t["termination"] == "dropped_turns" for t in data.tasks):
+        counts.append(sum(1 for t in data.tasks if t["termination"] == "dropped_turns"))
     for table, rows in (("runs", data.runs), ("tasks", data.tasks)):
         if "dropped_turns" in data.extra_columns.get(table, ()):
             counts.append(sum(int(r.get("dropped_turns") or 0) for r in rows))
