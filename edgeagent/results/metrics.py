@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +18,7 @@ from typing import Any
 
 import yaml
 
+from ..errors import StoreError
 from .percentiles import Bound, early_stopping_bound, percentile
 from .store import open_run_db
 
@@ -70,7 +72,12 @@ def _replay_dropped(run_dir: Path) -> int | None:
 
 
 def _rows(db: Any, sql: str) -> list[dict[str, Any]]:
-    return [dict(r) for r in db.execute(sql).fetchall()]
+    try:
+        return [dict(r) for r in db.execute(sql).fetchall()]
+    except sqlite3.OperationalError as exc:
+        if "no such table" in str(exc):  # a run written before the meter tables existed
+            return []
+        raise StoreError(f"cannot read a run table: {exc} (is it a run directory?)") from exc
 
 
 def _columns(db: Any, table: str) -> tuple[str, ...]:
