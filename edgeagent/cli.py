@@ -1,4 +1,4 @@
-"""Command line: edgeagent run | report | models | tasks."""
+"""Command line: edgeagent run | report | compare | check | models | tasks | sensors."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from typing import Any
 
 from . import __version__
 from .errors import UserError
+from .results.commands import VerdictPrinter, add_result_commands
 
 
 class _StopFlag:
@@ -100,31 +101,18 @@ def _cmd_run(args: argparse.Namespace) -> int:
     }
     config = load_config(args.config, overrides)
     printer = JsonPrinter() if args.json else ConsolePrinter()
+    # the MLPerf-style check, printed before the summary lines (on stderr with --json)
+    verdict = VerdictPrinter(sys.stderr if args.json else None)
     stop = _StopFlag()
     stop.install()
     try:
-        result = execute_run(config, sinks=[printer], stop_requested=stop,
+        result = execute_run(config, sinks=[verdict, printer], stop_requested=stop,
                              progress=not args.json)
     except KeyboardInterrupt:
         print("aborted; the steps completed so far are kept in the run directory",
               file=sys.stderr)
         return stop.exit_code
     return stop.exit_code if result.status == "interrupted" else 0
-
-
-def _add_report(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("report", help="plain-text summary of a run directory",
-                       description="Summarise a run: per-task outcome, steps, wall time, "
-                       "tokens and the prefill/decode/tool split.")
-    p.add_argument("run_dir", type=Path, help="a run directory made by `edgeagent run`")
-    p.set_defaults(func=_cmd_report)
-
-
-def _cmd_report(args: argparse.Namespace) -> int:
-    from .results.report import render_report
-
-    print(render_report(args.run_dir))
-    return 0
 
 
 def _add_models(sub: argparse._SubParsersAction) -> None:
@@ -316,11 +304,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"edgeagent {__version__}")
     sub = parser.add_subparsers(
-        dest="command", metavar="{run,replay,export,report,models,tasks,sensors,doctor}"
-    )
+        dest="command", metavar="COMMAND")  # argparse lists each with its help
     sub.required = True
     _add_run(sub)
-    _add_report(sub)
+    add_result_commands(sub)  # report, compare, check
     _add_models(sub)
     _add_tasks(sub)
     _add_sensors(sub)
