@@ -281,6 +281,9 @@ def _add_doctor(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--root", type=Path, default=Path("/"),
                    help="read a copied or fixture sysfs tree instead of / for sensors and board")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--bandwidth", action="store_true",
+                   help="also measure memory bandwidth with a streaming copy (a few seconds); "
+                   "pass it to `report --bandwidth-gbs` for the decode roofline")
     p.set_defaults(func=_cmd_doctor)
 
 
@@ -291,7 +294,7 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
 
     if not args.root.is_dir():
         raise UserError(f"--root {args.root} is not a directory (give a sysfs tree, e.g. /)")
-    findings = run_checks(args.root)
+    findings = run_checks(args.root, bandwidth=args.bandwidth)
     print(json.dumps(as_json(findings), indent=2) if args.json else render_text(findings))
     return 0
 

@@ -57,7 +57,7 @@ class Finding:
     fix: str | None = None
 
 
-def run_checks(root: Path = Path("/")) -> list[Finding]:
+def run_checks(root: Path = Path("/"), *, bandwidth: bool = False) -> list[Finding]:
     """Every check, in the order the screen shows them; a check that crashes is a finding."""
     checks: tuple[Callable[[], Iterator[Finding]], ...] = (
         _python,
@@ -66,6 +66,7 @@ def run_checks(root: Path = Path("/")) -> list[Finding]:
         _cpu,
         _sqlite,
         _models_and_resources,
+        *((_bandwidth,) if bandwidth else ()),
         lambda: _power(root),
         lambda: _jetson(root),
     )
@@ -101,6 +102,17 @@ def render_text(findings: list[Finding]) -> str:
 
 
 # --- checks ----------------------------------------------------------------------------
+
+
+def _bandwidth() -> Iterator[Finding]:
+    from edgeagent.results.bandwidth import measure_bandwidth
+
+    bw = measure_bandwidth()
+    yield Finding(
+        "memory", "bandwidth", "ok",
+        f"{bw.gbs:.1f} GB/s ({bw.method}, {bw.buffer_bytes >> 20} MiB buffers)",
+        f"edgeagent report RUN_DIR --bandwidth-gbs {bw.gbs:.1f} rates decode against it",
+    )
 
 
 def _python() -> Iterator[Finding]:

@@ -124,3 +124,14 @@ def test_bad_root_is_one_line_exit_2(capsys: pytest.CaptureFixture[str], tmp_pat
     assert main(["doctor", "--root", str(tmp_path / "nope")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--root" in err and "not a directory" in err
+
+
+def test_bandwidth_is_measured_on_request(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    report = _doctor_json(capsys, "--root", str(tmp_path), "--bandwidth")
+    bw = _find(report, "memory", "bandwidth")
+    gbs = float(bw["detail"].split(" GB/s")[0])
+    assert gbs > 0.1 and "--bandwidth-gbs" in bw["fix"]
+    assert not [f for f in _doctor_json(capsys, "--root", str(tmp_path))["findings"]
+                if f["name"] == "bandwidth"]

@@ -3,8 +3,7 @@
 Decode of a quantized model is memory-bound: each token reads every weight once plus the KV
 cache. A STREAM-style copy (read one buffer, write another, both far larger than the caches)
 gives the bandwidth the device sustains; the best of several repeats is reported, as STREAM
-does. `edgeagent doctor --bandwidth` can call measure_bandwidth(); until then:
-`python -m edgeagent.results.bandwidth`.
+does. `edgeagent doctor --bandwidth` measures it (or `python -m edgeagent.results.bandwidth`).
 """
 
 from __future__ import annotations
