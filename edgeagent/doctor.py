@@ -89,7 +89,10 @@ def render_text(findings: list[Finding]) -> str:
     marks = {"ok": "ok  ", "info": "    ", "warn": "WARN", "fail": "FAIL"}
     lines: list[str] = []
     area = None
-    for f in findings:
+    first = {}  # each area once, where it first appears
+    for i, f in enumerate(findings):
+        first.setdefault(f.area, i)
+    for f in sorted(findings, key=lambda f: first[f.area]):
         if f.area != area:
             area = f.area
             lines.append(f"{area}:")
