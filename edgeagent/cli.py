@@ -70,6 +70,9 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--sample-interval-s", type=float, help="meter sampling interval (0.05)")
     p.add_argument("--baseline-s", type=float, metavar="SECONDS",
                    help="measure idle power this long before the first task, for net energy")
+    p.add_argument("--retrieval", action="store_true", default=None,
+                   help="offer the search_code tool (embeddings + BM25; needs the "
+                   "[retrieval] extra)")
     p.add_argument("--json", action="store_true", help="print JSON events instead of lines")
     p.set_defaults(func=_cmd_run)
 
@@ -84,7 +87,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         for key in ("model", "suite", "tasks", "out", "max_steps", "max_context_tokens",
                     "max_new_tokens", "wall_s", "n_ctx", "threads", "gpu_layers", "seed",
                     "grammar", "power_root", "power_estimate_tdp", "sample_interval_s",
-                    "baseline_s")
+                    "baseline_s", "retrieval")
     }
     config = load_config(args.config, overrides)
     printer = JsonPrinter() if args.json else ConsolePrinter()
@@ -279,13 +282,16 @@ def build_parser() -> argparse.ArgumentParser:
         "local GGUF model.",
     )
     parser.add_argument("--version", action="version", version=f"edgeagent {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="{run,report,models,tasks,sensors}")
+    sub = parser.add_subparsers(dest="command", metavar="{run,report,models,tasks,sensors,index}")
     sub.required = True
     _add_run(sub)
     _add_report(sub)
     _add_models(sub)
     _add_tasks(sub)
     _add_sensors(sub)
+    from .retrieval.cli import add_index_command
+
+    add_index_command(sub)
     return parser
 
 
