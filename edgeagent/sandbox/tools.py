@@ -242,7 +242,7 @@ class Toolbox:
         spec = _SPECS_BY_NAME.get(name) if isinstance(name, str) else None
         if spec is None:
             return ToolResult(
-                f"unknown tool {name!r}; available tools: {', '.join(_SPECS_BY_NAME)}",
+                f"unknown tool {name!r}; available tools: {', '.join(s.name for s in self.specs)}",
                 None, True, (time.monotonic() - start) * 1000.0,
             )
         try:
