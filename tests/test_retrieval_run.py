@@ -119,6 +119,7 @@ def test_search_code_step_records_embed_search_and_retrieval_energy(oracle_run: 
     prov = json.loads(db.execute("SELECT provenance_json FROM runs").fetchone()[0])
     assert prov["retrieval"]["model"] == "all-minilm-l6-v2-int8"
     assert prov["retrieval"]["onnx_sha256"].startswith("8199be6f")
+    assert prov["retrieval"]["model_load_ms"] > 0  # loaded before the task, not in its steps
 
 
 def test_trajectory_shows_the_hits(oracle_run: Path) -> None:

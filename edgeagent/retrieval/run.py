@@ -22,6 +22,8 @@ def service_for_run(config: Any) -> Any:
             f"(known: {', '.join(EMBEDDING_MODELS)})"
         )
     resolve_embedding_model(config.retrieval_model)  # fetched and verified now, not mid-task
-    return RetrievalService(
+    service = RetrievalService(
         config.retrieval_model, threads=config.retrieval_threads or config.threads
     )
+    service.load()  # once per run, before any task: a task's index time is the index's own
+    return service

@@ -62,6 +62,13 @@ class RetrievalService:
         self.cache_dir = Path(cache_dir) if cache_dir is not None else index_cache_dir()
         self.reranker = reranker
         self._embedder = embedder
+        self.load_ms: float | None = None
+
+    def load(self) -> None:
+        """Load the embedding model now (else on the first query), timing it."""
+        t0 = time.monotonic_ns()
+        _ = self.embedder
+        self.load_ms = (time.monotonic_ns() - t0) / 1e6
 
     @property
     def embedder(self):
@@ -83,6 +90,7 @@ class RetrievalService:
             "max_length": spec.max_length if spec else None,
             "threads": self.threads,
             "reranker": getattr(self.reranker, "name", None),
+            "model_load_ms": self.load_ms,
             "index_cache_dir": str(self.cache_dir),
         }
 
