@@ -83,6 +83,9 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--sample-interval-s", type=float, help="meter sampling interval (0.05)")
     p.add_argument("--baseline-s", type=float, metavar="SECONDS",
                    help="measure idle power this long before the first task, for net energy")
+    p.add_argument("--retrieval", action="store_true", default=None,
+                   help="offer the search_code tool (embeddings + BM25; needs the "
+                   "[retrieval] extra)")
     p.add_argument("--json", action="store_true", help="print JSON events instead of lines")
     p.set_defaults(func=_cmd_run)
 
@@ -97,7 +100,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         for key in ("model", "suite", "tasks", "out", "max_steps", "max_context_tokens",
                     "max_new_tokens", "wall_s", "n_ctx", "threads", "gpu_layers", "seed",
                     "grammar", "power_root", "power_estimate_tdp", "sample_interval_s",
-                    "baseline_s")
+                    "baseline_s", "retrieval")
     }
     config = load_config(args.config, overrides)
     printer = JsonPrinter() if args.json else ConsolePrinter()
@@ -318,6 +321,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .replay.commands import add_commands as add_replay_commands
 
     add_replay_commands(sub)
+    from .retrieval.cli import add_index_command
+
+    add_index_command(sub)
     return parser
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from ..engine.base import ContextOverflow, Engine, EngineError, Generation, Message
 from ..events import EventSink, StepRecord, TaskStarted
-from ..sandbox.tools import TOOL_SPECS, Toolbox, ToolResult
+from ..sandbox.tools import Toolbox, ToolResult
 from . import prompt
 from .actions import Action, FormatError, action_grammar, parse_action
 
@@ -53,11 +53,12 @@ def run_agent(
     limits: AgentLimits,
     stop_requested: Callable[[], bool] = lambda: False,
 ) -> LoopResult:
-    system = prompt.system_prompt(TOOL_SPECS)
+    specs = toolbox.specs  # search_code only when the run has retrieval
+    system = prompt.system_prompt(specs)
     user = prompt.task_prompt(title, issue, toolbox.repo_files())
     sink.emit(TaskStarted(task_id, attempt, title, system, user))
     messages = [Message("system", system), Message("user", user)]
-    grammar = action_grammar(TOOL_SPECS) if limits.use_grammar else None
+    grammar = action_grammar(specs) if limits.use_grammar else None
     t0 = time.monotonic()
     consecutive_format_errors = 0
     context = 0
@@ -80,7 +81,7 @@ def run_agent(
         except EngineError as exc:
             return LoopResult("engine_error", step, context, str(exc))
         context = gen.context_tokens + len(gen.tokens)
-        parsed = parse_action(gen.text, TOOL_SPECS)
+        parsed = parse_action(gen.text, specs)
         t_tool_start = time.monotonic_ns()
         if isinstance(parsed, FormatError):
             consecutive_format_errors += 1
@@ -127,6 +128,7 @@ def _step_record(
     t_tool_start: int,
     t_tool_end: int,
 ) -> StepRecord:
+    rc = result.retrieval
     times = gen.token_times_ns
     per_token = tuple((b - a) / 1e6 for a, b in zip(times, times[1:], strict=False))
     is_action = isinstance(parsed, Action)
@@ -163,4 +165,13 @@ def _step_record(
         observation_tokens=observation_tokens,
         observation_truncated=truncated,
         per_token_ms=per_token,
+        retrieval_embed_ms=rc.embed_ms if rc else None,
+        retrieval_search_ms=rc.search_ms if rc else None,
+        retrieval_rerank_ms=rc.rerank_ms if rc else None,
+        retrieval_index_ms=rc.index_ms if rc else None,
+        retrieval_index_cached=rc.index_cached if rc else None,
+        retrieval_files_reindexed=rc.files_reindexed if rc else None,
+        retrieval_chunks=rc.chunks if rc else None,
+        t_retrieval_start_ns=rc.t_start_ns if rc else None,
+        t_retrieval_end_ns=rc.t_end_ns if rc else None,
     )

@@ -99,8 +99,12 @@ class MeteredSink:
         stats = self.sampler.window_stats(step.t_start_ns, step.t_tool_end_ns)
         other_from = self._other_from if self._other_from is not None else step.t_start_ns
         self._other_from = step.t_tool_end_ns
+        retrieval = step.energy_retrieval
+        if step.t_retrieval_start_ns is not None and step.t_retrieval_end_ns is not None:
+            retrieval = self.energy(step.t_retrieval_start_ns, step.t_retrieval_end_ns)
         return dataclasses.replace(
             step,
+            energy_retrieval=retrieval,
             energy_prefill=self.energy(step.t_start_ns, step.t_first_token_ns),
             energy_decode=self.energy(step.t_first_token_ns, step.t_decode_end_ns),
             energy_tool=self.energy(step.t_tool_start_ns, step.t_tool_end_ns),
