@@ -567,8 +567,15 @@ for tid in IDS:
             signal.setitimer(signal.ITIMER_REAL, 0)
         bad = result.errors + result.failures + [(t, "unexpected success") for t in
                                                   result.unexpectedSuccesses]
-        if any("_FailedTest" in type(t).__name__ for t, _ in bad) or result.testsRun == 0:
-            status, detail = "missing", (bad[0][1] if bad else "no test with this id")
+        load_error = next((x for t, x in bad if "_FailedTest" in type(t).__name__), None)
+        if result.testsRun == 0:
+            status, detail = "missing", "no test with this id"
+        elif load_error is not None:
+            # absent id -> missing; an import error in the code under test -> error
+            last = load_error.strip().splitlines()[-1]
+            absent = any("'%s'" % part in last for part in tid.split(".")) and (
+                "AttributeError" in last or "ModuleNotFoundError" in last)
+            status, detail = ("missing" if absent else "error"), load_error
         elif any("TestTimeout" in text for _, text in bad):
             status, detail = "timeout", "test ran over %g s" % LIMIT
         elif result.errors:
