@@ -128,6 +128,9 @@ DOMAINS: dict[str, dict] = {
                 F("practitioner_id", "str", indexed=True), F("day", "date"),
                 F("start_minute", "int"), F("duration_min", "int"),
                 F("state", "choice", "booked", "arrived", "done", "cancelled", "no_show"))),
+            Entity("Shift", "SFT", "a practitioner's working shift", (
+                F("title", "str"), F("practitioner_id", "str", indexed=True), F("day", "date"),
+                F("start_minute", "int"), F("end_minute", "int"))),
             Entity("Referral", "REF", "a referral to a specialist", (
                 F("reason", "str"), F("patient_id", "str", indexed=True),
                 F("written_on", "date"), F("urgency", "choice", "routine", "soon", "urgent"))),
@@ -162,9 +165,6 @@ DOMAINS: dict[str, dict] = {
             Entity("Note", "NOTE", "a clinical note", (
                 F("summary", "str"), F("patient_id", "str", indexed=True),
                 F("written_on", "date"), F("confidential", "bool"))),
-            Entity("Shift", "SFT", "a practitioner's working shift", (
-                F("title", "str"), F("practitioner_id", "str", indexed=True), F("day", "date"),
-                F("start_minute", "int"), F("end_minute", "int"))),
             Entity("Supply", "SUPL", "a consumable kept in stock", (
                 F("name", "str"), F("code", "str", indexed=True), F("unit_cost", "money"),
                 F("on_hand", "int"), F("reorder_level", "int"))),
