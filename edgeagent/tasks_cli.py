@@ -107,8 +107,8 @@ def task_row(task: Task, factory: EstimatorFactory | None) -> dict:
         "context_per_step": list(estimate.per_step) if estimate else [],
         "context_note": (estimate.note if estimate else "not estimated (--no-context)")
         if not estimate or estimate.final_tokens is None else None,
-        "fail_to_pass": len(task.fail_to_pass),
-        "pass_to_pass": len(task.pass_to_pass),
+        "n_fail_to_pass": len(task.fail_to_pass),
+        "n_pass_to_pass": len(task.pass_to_pass),
     }
 
 
