@@ -659,7 +659,7 @@ def report_module(e: Entity, pkg: str) -> str:
     lines = [f'    lines = [f"{e.name} report: {{len(records)}} record(s)"]']
     if choice:
         lines.append(f'    counts = Counter(r.{choice.name} for r in records)')
-        lines.append(f'    for value in sorted(counts):')
+        lines.append('    for value in sorted(counts):')
         lines.append(f'        lines.append(f"  {choice.name} {{value}}: {{counts[value]}}")')
     if money:
         lines.append(f'    total = sum_cents(r.{money[0]} for r in records)')
@@ -771,7 +771,9 @@ def api_module(e: Entity, pkg: str) -> str:
             return 201, record.to_dict()
 
 
-        def update_{e.snake}(service: {e.name}Service, record_id: str, body: dict[str, Any]) -> Response:
+        def update_{e.snake}(
+            service: {e.name}Service, record_id: str, body: dict[str, Any]
+        ) -> Response:
             try:
                 record = service.update(record_id, **body)
             except NotFoundError as exc:
