@@ -63,7 +63,9 @@ def create_warehouse(service: WarehouseService, body: dict[str, Any]) -> Respons
     return 201, record.to_dict()
 
 
-def update_warehouse(service: WarehouseService, record_id: str, body: dict[str, Any]) -> Response:
+def update_warehouse(
+    service: WarehouseService, record_id: str, body: dict[str, Any]
+) -> Response:
     try:
         record = service.update(record_id, **body)
     except NotFoundError as exc:

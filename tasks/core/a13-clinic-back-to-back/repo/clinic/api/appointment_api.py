@@ -63,7 +63,9 @@ def create_appointment(service: AppointmentService, body: dict[str, Any]) -> Res
     return 201, record.to_dict()
 
 
-def update_appointment(service: AppointmentService, record_id: str, body: dict[str, Any]) -> Response:
+def update_appointment(
+    service: AppointmentService, record_id: str, body: dict[str, Any]
+) -> Response:
     try:
         record = service.update(record_id, **body)
     except NotFoundError as exc:

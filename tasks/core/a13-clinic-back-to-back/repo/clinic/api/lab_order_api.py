@@ -63,7 +63,9 @@ def create_lab_order(service: LabOrderService, body: dict[str, Any]) -> Response
     return 201, record.to_dict()
 
 
-def update_lab_order(service: LabOrderService, record_id: str, body: dict[str, Any]) -> Response:
+def update_lab_order(
+    service: LabOrderService, record_id: str, body: dict[str, Any]
+) -> Response:
     try:
         record = service.update(record_id, **body)
     except NotFoundError as exc:

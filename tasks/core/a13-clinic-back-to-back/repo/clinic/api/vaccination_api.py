@@ -63,7 +63,9 @@ def create_vaccination(service: VaccinationService, body: dict[str, Any]) -> Res
     return 201, record.to_dict()
 
 
-def update_vaccination(service: VaccinationService, record_id: str, body: dict[str, Any]) -> Response:
+def update_vaccination(
+    service: VaccinationService, record_id: str, body: dict[str, Any]
+) -> Response:
     try:
         record = service.update(record_id, **body)
     except NotFoundError as exc:

@@ -63,7 +63,9 @@ def create_purchase_order(service: PurchaseOrderService, body: dict[str, Any]) -
     return 201, record.to_dict()
 
 
-def update_purchase_order(service: PurchaseOrderService, record_id: str, body: dict[str, Any]) -> Response:
+def update_purchase_order(
+    service: PurchaseOrderService, record_id: str, body: dict[str, Any]
+) -> Response:
     try:
         record = service.update(record_id, **body)
     except NotFoundError as exc:

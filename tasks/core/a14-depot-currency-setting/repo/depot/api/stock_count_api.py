@@ -63,7 +63,9 @@ def create_stock_count(service: StockCountService, body: dict[str, Any]) -> Resp
     return 201, record.to_dict()
 
 
-def update_stock_count(service: StockCountService, record_id: str, body: dict[str, Any]) -> Response:
+def update_stock_count(
+    service: StockCountService, record_id: str, body: dict[str, Any]
+) -> Response:
     try:
         record = service.update(record_id, **body)
     except NotFoundError as exc:

@@ -63,7 +63,9 @@ def create_insurer(service: InsurerService, body: dict[str, Any]) -> Response:
     return 201, record.to_dict()
 
 
-def update_insurer(service: InsurerService, record_id: str, body: dict[str, Any]) -> Response:
+def update_insurer(
+    service: InsurerService, record_id: str, body: dict[str, Any]
+) -> Response:
     try:
         record = service.update(record_id, **body)
     except NotFoundError as exc:

@@ -63,7 +63,9 @@ def create_lab_result(service: LabResultService, body: dict[str, Any]) -> Respon
     return 201, record.to_dict()
 
 
-def update_lab_result(service: LabResultService, record_id: str, body: dict[str, Any]) -> Response:
+def update_lab_result(
+    service: LabResultService, record_id: str, body: dict[str, Any]
+) -> Response:
     try:
         record = service.update(record_id, **body)
     except NotFoundError as exc:

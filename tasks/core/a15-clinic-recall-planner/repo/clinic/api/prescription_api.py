@@ -63,7 +63,9 @@ def create_prescription(service: PrescriptionService, body: dict[str, Any]) -> R
     return 201, record.to_dict()
 
 
-def update_prescription(service: PrescriptionService, record_id: str, body: dict[str, Any]) -> Response:
+def update_prescription(
+    service: PrescriptionService, record_id: str, body: dict[str, Any]
+) -> Response:
     try:
         record = service.update(record_id, **body)
     except NotFoundError as exc:
