@@ -155,48 +155,9 @@ def _cmd_models_pull(args: argparse.Namespace) -> int:
 
 
 def _add_tasks(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("tasks", help="list or validate task suites",
-                       description="Inspect task suites.")
-    tsub = p.add_subparsers(dest="tasks_cmd", metavar="{list,validate}")
-    tsub.required = True
-    lp = tsub.add_parser("list", help="the tasks of a suite",
-                         description="List the tasks of a suite.")
-    lp.add_argument("suite", nargs="?", default="smoke", help="suite name or directory")
-    lp.set_defaults(func=_cmd_tasks_list)
-    vp = tsub.add_parser(
-        "validate", help="replay each oracle through the real tools and check the tests",
-        description="For every task: hidden tests fail on the fresh repo, the oracle's tool "
-        "calls all succeed, and the hidden tests pass afterwards.")
-    vp.add_argument("suite", help="suite name or directory")
-    vp.add_argument("--task", dest="tasks", action="append", metavar="ID",
-                    help="validate only this task (repeatable)")
-    vp.set_defaults(func=_cmd_tasks_validate)
+    from .tasks_cli import add_tasks_parser
 
-
-def _cmd_tasks_list(args: argparse.Namespace) -> int:
-    from .suite import load_suite
-
-    suite = load_suite(args.suite)
-    for task in suite.tasks:
-        print(f"{task.id:<24} {task.title}  [{', '.join(task.tags)}]")
-    return 0
-
-
-def _cmd_tasks_validate(args: argparse.Namespace) -> int:
-    from .sandbox.process import ProcessLimits
-    from .suite import load_suite, select_tasks, validate_task
-
-    suite = load_suite(args.suite)
-    failed = 0
-    for task in select_tasks(suite, args.tasks):
-        result = validate_task(task, ProcessLimits(timeout_s=task.limits.command_timeout_s))
-        if result.ok:
-            print(f"ok    {task.id}: hidden tests fail before, pass after the oracle")
-        else:
-            failed += 1
-            print(f"FAIL  {task.id}: " + "; ".join(result.problems))
-    print(f"{len(suite.tasks) if not args.tasks else len(args.tasks)} tasks, {failed} failed")
-    return 1 if failed else 0
+    add_tasks_parser(sub)
 
 
 def _add_sensors(sub: argparse._SubParsersAction) -> None:

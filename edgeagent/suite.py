@@ -9,7 +9,10 @@ task is solvable and the hidden tests discriminate).
 from __future__ import annotations
 
 import difflib
+import json
 import math
+import re
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,8 +21,8 @@ from typing import Any
 import yaml
 
 from edgeagent.errors import SuiteError
-from edgeagent.sandbox.process import ProcessLimits, run_command
-from edgeagent.sandbox.tools import ALL_TOOL_SPECS, Toolbox
+from edgeagent.sandbox.process import CommandResult, ProcessLimits, run_command
+from edgeagent.sandbox.tools import ALL_TOOL_SPECS, Toolbox, ToolResult
 from edgeagent.sandbox.workspace import Workspace
 
 TASK_FILE = "task.yaml"
@@ -37,8 +40,27 @@ _REQUIRED_KEYS = {
     "test_command": "the command that runs the visible tests",
     "hidden_test_command": "the command that runs the hidden tests",
 }
-_OPTIONAL_KEYS = ("limits", "tags")
-_LIMIT_KEYS = ("max_steps", "wall_s", "command_timeout_s")
+_OPTIONAL_KEYS = ("limits", "tags", "tier", "fail_to_pass", "pass_to_pass")
+_LIMIT_KEYS = ("max_steps", "wall_s", "command_timeout_s", "test_timeout_s")
+SUITE_FILE = "suite.yaml"
+_SUITE_KEYS = ("description", "strict")
+
+TIERS = ("easy", "medium", "hard")
+# The kinds of work a task exercises; a task's tags name one or more (plus any free tags).
+TASK_KINDS = (
+    "one-line-bug",
+    "multi-file-bug",
+    "feature",
+    "failing-test-diagnosis",
+    "refactor",
+    "config-cli",
+    "performance",
+    "docs-driven",
+)
+# A unittest id: dotted module path, optional class, test method (tests_hidden.test_x.T.test_y).
+_TEST_ID = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$")
+# Per-test limit when grading by test id: a runaway test fails on its own, not the whole run.
+DEFAULT_TEST_TIMEOUT_S = 10.0
 
 
 @dataclass(frozen=True)
@@ -48,6 +70,7 @@ class TaskLimits:
     max_steps: int | None
     wall_s: float | None
     command_timeout_s: float
+    test_timeout_s: float = DEFAULT_TEST_TIMEOUT_S
 
 
 @dataclass(frozen=True)
@@ -68,6 +91,13 @@ class Task:
     dir: Path
     repo_dir: Path
     hidden_tests_dir: Path
+    tier: str | None = None
+    fail_to_pass: tuple[str, ...] = ()
+    pass_to_pass: tuple[str, ...] = ()
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        return tuple(t for t in self.tags if t in TASK_KINDS)
 
 
 @dataclass(frozen=True)
@@ -75,6 +105,19 @@ class Suite:
     name: str
     path: Path
     tasks: tuple[Task, ...]
+    description: str = ""
+    strict: bool = False  # every task must declare tier, a kind tag and fail_to_pass
+
+
+@dataclass(frozen=True)
+class TestOutcome:
+    """One graded test id: pass | fail | error | timeout | missing (the id did not load)."""
+
+    __test__ = False  # not a pytest class
+
+    id: str
+    status: str
+    detail: str = ""
 
 
 @dataclass(frozen=True)
@@ -84,6 +127,7 @@ class Grade:
     output: str
     wall_ms: float
     timed_out: bool
+    tests: tuple[TestOutcome, ...] = ()  # per test id, when the task lists them
 
 
 @dataclass(frozen=True)
@@ -93,6 +137,11 @@ class ValidationResult:
     before: Grade
     after: Grade | None
     problems: tuple[str, ...]
+    # Prompt tokens at each oracle step's generation, and the final context (last prompt plus
+    # the last action), with the default model's tokenizer; () / None when not measured.
+    context_per_step: tuple[int, ...] = ()
+    final_context_tokens: int | None = None
+    context_note: str | None = None  # why the context was not measured
 
 
 # --------------------------------------------------------------------------- discovery
@@ -130,8 +179,37 @@ def load_suite(name_or_path: str) -> Suite:
         raise SuiteError(
             f"{_show(path)}: suite has no tasks (add task directories, each with a {TASK_FILE})"
         )
-    tasks = sorted((_load_task(d) for d in task_dirs), key=lambda t: t.id)
-    return Suite(name=path.resolve().name, path=path, tasks=tuple(tasks))
+    description, strict = _load_suite_file(path)
+    tasks = sorted((_load_task(d, strict) for d in task_dirs), key=lambda t: t.id)
+    return Suite(
+        name=path.resolve().name, path=path, tasks=tuple(tasks),
+        description=description, strict=strict,
+    )
+
+
+def _load_suite_file(path: Path) -> tuple[str, bool]:
+    """Optional suite.yaml: {description: TEXT, strict: BOOL}."""
+    file = path / SUITE_FILE
+    if not file.is_file():
+        return "", False
+    where = _show(file)
+    data = _read_yaml(file)
+    if data is None:
+        return "", False
+    if not isinstance(data, dict):
+        raise SuiteError(f"{where}: expected a mapping with keys {', '.join(_SUITE_KEYS)}")
+    for key in data:
+        if key not in _SUITE_KEYS:
+            raise SuiteError(
+                f"{where}: key {key!r} is unknown (allowed keys: {', '.join(_SUITE_KEYS)})"
+            )
+    strict = data.get("strict", False)
+    if not isinstance(strict, bool):
+        raise SuiteError(f"{where}: key 'strict' must be true or false, got {strict!r}")
+    description = data.get("description") or ""
+    if not isinstance(description, str):
+        raise SuiteError(f"{where}: key 'description' must be a string")
+    return description.strip(), strict
 
 
 def select_tasks(suite: Suite, task_ids: Sequence[str] | None) -> tuple[Task, ...]:
@@ -187,7 +265,7 @@ def _show(path: Path) -> str:
 # --------------------------------------------------------------------------- task.yaml
 
 
-def _load_task(task_dir: Path) -> Task:
+def _load_task(task_dir: Path, strict: bool = False) -> Task:
     file = task_dir / TASK_FILE
     where = _show(file)
     if not file.is_file():
@@ -233,6 +311,38 @@ def _load_task(task_dir: Path) -> Task:
                 f"{where}: directory {_show(sub)}/ is missing (add {sub.name}/ with {what})"
             )
 
+    tags = _parse_tags(data.get("tags"), where)
+    tier = _parse_tier(data.get("tier"), where)
+    fail_to_pass = _parse_test_ids(data.get("fail_to_pass"), where, "fail_to_pass")
+    pass_to_pass = _parse_test_ids(data.get("pass_to_pass"), where, "pass_to_pass")
+    both = set(fail_to_pass) & set(pass_to_pass)
+    if both:
+        raise SuiteError(
+            f"{where}: test {sorted(both)[0]!r} is in both 'fail_to_pass' and 'pass_to_pass'"
+            " (a test either fails before the fix or passes before it)"
+        )
+    if pass_to_pass and not fail_to_pass:
+        raise SuiteError(
+            f"{where}: key 'pass_to_pass' is given without 'fail_to_pass' (list the tests"
+            " the fix must make pass)"
+        )
+    if strict:
+        suite_file = f"{_show(task_dir.parent / SUITE_FILE)} says strict: true"
+        if tier is None:
+            raise SuiteError(
+                f"{where}: key 'tier' is missing ({suite_file}; add tier: easy|medium|hard)"
+            )
+        if not any(t in TASK_KINDS for t in tags):
+            raise SuiteError(
+                f"{where}: key 'tags' names no task kind ({suite_file}; add one of"
+                f" {', '.join(TASK_KINDS)})"
+            )
+        if not fail_to_pass:
+            raise SuiteError(
+                f"{where}: key 'fail_to_pass' is missing ({suite_file}; list the hidden"
+                " test ids the fix must make pass)"
+            )
+
     return Task(
         id=data["id"],
         title=data["title"].strip(),
@@ -240,11 +350,42 @@ def _load_task(task_dir: Path) -> Task:
         test_command=data["test_command"].strip(),
         hidden_test_command=data["hidden_test_command"].strip(),
         limits=_parse_limits(data.get("limits"), where),
-        tags=_parse_tags(data.get("tags"), where),
+        tags=tags,
         dir=task_dir,
         repo_dir=repo_dir,
         hidden_tests_dir=hidden_dir,
+        tier=tier,
+        fail_to_pass=fail_to_pass,
+        pass_to_pass=pass_to_pass,
     )
+
+
+def _parse_tier(raw: object, where: str) -> str | None:
+    if raw is None:
+        return None
+    if raw not in TIERS:
+        raise SuiteError(f"{where}: key 'tier' must be one of {', '.join(TIERS)}, got {raw!r}")
+    return str(raw)
+
+
+def _parse_test_ids(raw: object, where: str, key: str) -> tuple[str, ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list) or not raw:
+        raise SuiteError(
+            f"{where}: key '{key}' must be a non-empty list of unittest ids"
+            f" (e.g. [tests_hidden.test_mod.TestCase.test_name]), got {raw!r}"
+        )
+    for item in raw:
+        if not isinstance(item, str) or not _TEST_ID.match(item):
+            raise SuiteError(
+                f"{where}: key '{key}' has {item!r}, not a unittest id"
+                " (write module.Class.test_method, e.g. tests_hidden.test_mod.TestCase.test_x)"
+            )
+    if len(set(raw)) != len(raw):
+        dup = next(i for i in raw if raw.count(i) > 1)
+        raise SuiteError(f"{where}: key '{key}' lists {dup!r} twice (list each test once)")
+    return tuple(raw)
 
 
 def _parse_limits(raw: object, where: str) -> TaskLimits:
@@ -269,10 +410,12 @@ def _parse_limits(raw: object, where: str) -> TaskLimits:
             f"{where}: key 'limits.max_steps' must be a positive integer, got {max_steps!r}"
         )
     timeout = _positive_seconds(raw.get("command_timeout_s"), where, "limits.command_timeout_s")
+    test_timeout = _positive_seconds(raw.get("test_timeout_s"), where, "limits.test_timeout_s")
     return TaskLimits(
         max_steps=max_steps,
         wall_s=_positive_seconds(raw.get("wall_s"), where, "limits.wall_s"),
         command_timeout_s=DEFAULT_COMMAND_TIMEOUT_S if timeout is None else timeout,
+        test_timeout_s=DEFAULT_TEST_TIMEOUT_S if test_timeout is None else test_timeout,
     )
 
 
@@ -403,13 +546,108 @@ def load_oracle(task: Task) -> tuple[OracleStep, ...]:
 
 # --------------------------------------------------------------------------- grading
 
+# Runs each test id in one process, in order, each under a SIGALRM limit, and prints one
+# marker line per id as soon as it is known (so a killed run still reports what finished).
+_ID_RUNNER = """
+import json, signal, sys, unittest
+IDS, LIMIT = json.loads(sys.argv[1]), float(sys.argv[2])
+class TestTimeout(Exception):
+    pass
+def _alarm(signum, frame):
+    raise TestTimeout("test ran over %g s" % LIMIT)
+signal.signal(signal.SIGALRM, _alarm)
+if "" not in sys.path:
+    sys.path.insert(0, "")
+for tid in IDS:
+    status, detail = "pass", ""
+    try:
+        suite = unittest.defaultTestLoader.loadTestsFromName(tid)
+        result = unittest.TestResult()
+        result.buffer = True
+        signal.setitimer(signal.ITIMER_REAL, LIMIT)
+        try:
+            suite.run(result)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        bad = result.errors + result.failures + [(t, "unexpected success") for t in
+                                                  result.unexpectedSuccesses]
+        load_error = next((x for t, x in bad if "_FailedTest" in type(t).__name__), None)
+        if result.testsRun == 0:
+            status, detail = "missing", "no test with this id"
+        elif load_error is not None:
+            # absent id -> missing; an import error in the code under test -> error
+            last = load_error.strip().splitlines()[-1]
+            absent = any("'%s'" % part in last for part in tid.split(".")) and (
+                "AttributeError" in last or "ModuleNotFoundError" in last)
+            status, detail = ("missing" if absent else "error"), load_error
+        elif any("TestTimeout" in text for _, text in bad):
+            status, detail = "timeout", "test ran over %g s" % LIMIT
+        elif result.errors:
+            status, detail = "error", result.errors[0][1]
+        elif bad:
+            status, detail = "fail", bad[0][1]
+    except TestTimeout:
+        status, detail = "timeout", "test ran over %g s" % LIMIT
+    except BaseException as exc:
+        status, detail = "missing", "%s: %s" % (type(exc).__name__, exc)
+    lines = [x for x in detail.strip().splitlines() if x.strip()]
+    detail = " | ".join(lines[-3:])[-400:]
+    print("@@edgeagent-test " + json.dumps({"id": tid, "status": status, "detail": detail}),
+          flush=True)
+"""
+_MARK = "@@edgeagent-test "
+
+
+def run_test_ids(
+    ids: Sequence[str], workspace: Workspace, limits: ProcessLimits, test_timeout_s: float
+) -> tuple[tuple[TestOutcome, ...], CommandResult]:
+    """Each unittest id's outcome in the workspace; ids not reached before a kill: 'timeout'."""
+    command = (
+        f"python -c {shlex.quote(_ID_RUNNER)} {shlex.quote(json.dumps(list(ids)))}"
+        f" {test_timeout_s:g}"
+    )
+    result = run_command(command, workspace.root, limits)
+    seen: dict[str, TestOutcome] = {}
+    for line in result.output.splitlines():
+        if line.startswith(_MARK):
+            try:
+                item = json.loads(line[len(_MARK):])
+                seen[item["id"]] = TestOutcome(item["id"], item["status"], item["detail"])
+            except (ValueError, KeyError, TypeError):
+                continue
+    if result.timed_out:
+        why = f"not reached: the test run was killed after {limits.timeout_s:g} s"
+    else:
+        why = f"no result (exit {result.exit_code}): {_tail(result.output, 200)}"
+    missing_status = "timeout" if result.timed_out else "error"
+    outcomes = tuple(seen.get(i) or TestOutcome(i, missing_status, why) for i in ids)
+    return outcomes, result
+
 
 def grade(task: Task, workspace: Workspace, limits: ProcessLimits) -> Grade:
-    """Copy the hidden tests into the workspace and run them; resolved iff they exit 0.
+    """Copy the hidden tests into the workspace and run them.
 
-    Meant to run once, after the agent submitted: the hidden tests stay in the workspace.
+    With fail_to_pass/pass_to_pass lists (SWE-bench style) resolved means every listed test
+    passes; without them, the hidden test command exits 0. Meant to run once, after the
+    agent submitted: the hidden tests stay in the workspace.
     """
     workspace.add_files(task.hidden_tests_dir)
+    if task.fail_to_pass:
+        ids = (*task.pass_to_pass, *task.fail_to_pass)
+        outcomes, result = run_test_ids(ids, workspace, limits, task.limits.test_timeout_s)
+        failed = [o for o in outcomes if o.status != "pass"]
+        summary = "\n".join(
+            [f"{o.status.upper():<8} {o.id}" + (f": {o.detail}" if o.detail else "")
+             for o in outcomes]
+        )
+        return Grade(
+            resolved=not failed,
+            exit_code=result.exit_code,
+            output=f"{len(outcomes) - len(failed)}/{len(outcomes)} listed tests pass\n{summary}",
+            wall_ms=result.wall_ms,
+            timed_out=result.timed_out or any(o.status == "timeout" for o in outcomes),
+            tests=outcomes,
+        )
     result = run_command(task.hidden_test_command, workspace.root, limits)
     return Grade(
         resolved=result.exit_code == 0 and not result.timed_out,
@@ -420,26 +658,41 @@ def grade(task: Task, workspace: Workspace, limits: ProcessLimits) -> Grade:
     )
 
 
-def validate_task(task: Task, limits: ProcessLimits) -> ValidationResult:
+class ContextProbe:
+    """What validate_task tells as it replays an oracle (see edgeagent.task_context)."""
+
+    def start(self, task: Task, repo_files: Sequence[str]) -> None: ...
+
+    def step(self, tool: str, args: dict[str, Any], result: ToolResult) -> int | None:
+        """The prompt tokens at this step's generation, before its observation is added."""
+        return None
+
+    def final(self) -> int | None:
+        return None
+
+    note: str | None = "no tokenizer given"
+
+
+def validate_task(
+    task: Task, limits: ProcessLimits, context: ContextProbe | None = None
+) -> ValidationResult:
     """Prove a task is fair: hidden tests fail on the fresh repo and pass after the oracle.
 
-    "Before" and the oracle replay use separate fresh workspaces, so the oracle never runs
-    with the hidden tests present (as the agent never does).
+    With lists: every fail_to_pass test fails before and passes after, every pass_to_pass
+    test passes both times, and the whole hidden test command passes after within the
+    command timeout. "Before" and the oracle replay use separate fresh workspaces, so the
+    oracle never runs with the hidden tests present (as the agent never does).
     """
     problems: list[str] = []
+    if not task.repo_dir.is_dir():
+        problems.append(
+            f"directory {REPO_DIR}/ is missing (add the repository the agent starts from)"
+        )
+        empty = Grade(False, None, "", 0.0, False)
+        return ValidationResult(task.id, False, empty, None, tuple(problems))
     with Workspace.create(task.repo_dir) as fresh:
         before = grade(task, fresh, limits)
-    if before.resolved:
-        problems.append(
-            "hidden tests pass before any fix (the task is already solved: check repo/ and"
-            " hidden_test_command)"
-        )
-    elif before.timed_out:
-        problems.append("hidden tests timed out before any fix (they should fail quickly)")
-    elif before.exit_code in (126, 127):
-        problems.append(
-            f"hidden_test_command could not start (exit {before.exit_code}): {_tail(before.output)}"
-        )
+    problems += _before_problems(task, before)
 
     try:
         steps = load_oracle(task)
@@ -449,17 +702,28 @@ def validate_task(task: Task, limits: ProcessLimits) -> ValidationResult:
 
     if steps[-1].tool != "submit":
         problems.append(f"oracle's last step is {steps[-1].tool!r}, not 'submit' (end with submit)")
+    probe = context or ContextProbe()
+    per_step: list[int] = []
     after: Grade | None = None
     with Workspace.create(task.repo_dir) as work:
         retriever = _oracle_retriever(steps, work.root)
         toolbox = Toolbox(work, task.test_command, limits, retriever=retriever)
+        probe.start(task, toolbox.repo_files())
         replayed_ok = True
         for n, step in enumerate(steps, start=1):
             result = toolbox.call(step.tool, step.args)
+            tokens = probe.step(step.tool, step.args, result)
+            if tokens is not None:
+                per_step.append(tokens)
             if result.error:
                 problems.append(f"oracle step {n} ({step.tool}) failed: {_tail(result.output)}")
                 replayed_ok = False
                 break
+            if step.tool in ("run", "run_tests") and result.exit_code is None:
+                problems.append(
+                    f"oracle step {n} ({step.tool}) timed out after {limits.timeout_s:g} s"
+                    " (make the tests faster or raise limits.command_timeout_s)"
+                )
             if result.submitted and n < len(steps):
                 problems.append(
                     f"oracle step {n} submits before the last step (move submit to the end)"
@@ -470,14 +734,12 @@ def validate_task(task: Task, limits: ProcessLimits) -> ValidationResult:
             retriever.close()
         if replayed_ok:
             after = grade(task, work, limits)
-            if not after.resolved:
-                problems.append(
-                    "hidden tests fail after the oracle"
-                    f" (exit {after.exit_code}{', timed out' if after.timed_out else ''}):"
-                    f" {_tail(after.output)}"
-                )
+            problems += _after_problems(task, after, work, limits)
+    final = probe.final() if per_step else None
     return ValidationResult(
-        task_id=task.id, ok=not problems, before=before, after=after, problems=tuple(problems)
+        task_id=task.id, ok=not problems, before=before, after=after, problems=tuple(problems),
+        context_per_step=tuple(per_step), final_context_tokens=final,
+        context_note=None if final is not None else probe.note,
     )
 
 
@@ -493,6 +755,84 @@ def _oracle_retriever(steps: Sequence[OracleStep], root: Path) -> object | None:
     from edgeagent.retrieval.service import RetrievalService
 
     return RetrievalService().retriever(root)
+
+
+def _before_problems(task: Task, before: Grade) -> list[str]:
+    if task.fail_to_pass:
+        problems = []
+        by_id = {o.id: o for o in before.tests}
+        passing = [i for i in task.fail_to_pass if by_id[i].status == "pass"]
+        if passing:
+            problems.append(
+                f"fail_to_pass test {passing[0]} passes before any fix"
+                f"{f' (and {len(passing) - 1} more)' if len(passing) > 1 else ''}"
+                " (it must fail on the original repo: check the test or repo/)"
+            )
+        missing = [o for o in before.tests if o.status == "missing"]
+        if missing:
+            problems.append(
+                f"test {missing[0].id} cannot be loaded before the fix: {missing[0].detail}"
+                " (FAIL_TO_PASS tests must fail by assertion or error, not be absent; check"
+                " the id)"
+            )
+        for o in before.tests:
+            if o.id in task.pass_to_pass and o.status != "pass":
+                problems.append(
+                    f"pass_to_pass test {o.id} does not pass before the fix ({o.status}:"
+                    f" {o.detail})"
+                )
+        if before.timed_out and not any(o.status == "timeout" for o in before.tests):
+            problems.append("hidden tests timed out before any fix")
+        return problems
+    if before.resolved:
+        return [
+            "hidden tests pass before any fix (the task is already solved: check repo/ and"
+            " hidden_test_command)"
+        ]
+    if before.timed_out:
+        return ["hidden tests timed out before any fix (they should fail quickly)"]
+    if before.exit_code in (126, 127):
+        return [
+            f"hidden_test_command could not start (exit {before.exit_code}): {_tail(before.output)}"
+        ]
+    return []
+
+
+def _after_problems(
+    task: Task, after: Grade, work: Workspace, limits: ProcessLimits
+) -> list[str]:
+    problems = []
+    if task.fail_to_pass:
+        for o in after.tests:
+            if o.status == "timeout":
+                problems.append(
+                    f"test {o.id} times out after the oracle ({o.detail}; make it faster or"
+                    " raise limits.test_timeout_s)"
+                )
+            elif o.status != "pass":
+                problems.append(
+                    f"test {o.id} does not pass after the oracle ({o.status}: {o.detail})"
+                )
+        # The whole hidden command must pass too: no unlisted hidden test may be broken.
+        full = run_command(task.hidden_test_command, work.root, limits)
+        if full.timed_out:
+            problems.append(
+                f"hidden_test_command timed out after {limits.timeout_s:g} s after the oracle"
+                " (the tests must finish within limits.command_timeout_s)"
+            )
+        elif full.exit_code != 0:
+            problems.append(
+                f"hidden_test_command fails after the oracle (exit {full.exit_code}):"
+                f" {_tail(full.output)}"
+            )
+        return problems
+    if not after.resolved:
+        problems.append(
+            "hidden tests fail after the oracle"
+            f" (exit {after.exit_code}{', timed out' if after.timed_out else ''}):"
+            f" {_tail(after.output)}"
+        )
+    return problems
 
 
 def _tail(output: str, limit: int = 300) -> str:

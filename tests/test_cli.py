@@ -99,18 +99,20 @@ def test_missing_subcommand_is_a_usage_error(capsys: pytest.CaptureFixture[str])
 
 
 def test_tasks_list(capsys: pytest.CaptureFixture[str]) -> None:
-    assert cli.main(["tasks", "list"]) == 0
+    assert cli.main(["tasks", "list", "--no-context"]) == 0
     out = capsys.readouterr().out
-    assert [line.split()[0] for line in out.splitlines()] == ["fix-add", "fix-shout", "fix-sum-to"]
+    assert [line.split()[0] for line in out.splitlines()] == [
+        "id", "fix-add", "fix-shout", "fix-sum-to",
+    ]
 
 
 def test_tasks_validate_smoke(capsys: pytest.CaptureFixture[str]) -> None:
-    assert cli.main(["tasks", "validate", "smoke"]) == 0
+    assert cli.main(["tasks", "validate", "smoke", "--no-context"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert sorted(line.split()[1] for line in lines if line.startswith("ok ")) == [
         "fix-add:", "fix-shout:", "fix-sum-to:",
     ]  # fmt: skip
-    assert lines[-1] == "3 tasks, 0 failed"
+    assert lines[-1] == "3 tasks validated"
 
 
 def test_models_list_shows_known_models(capsys: pytest.CaptureFixture[str]) -> None:

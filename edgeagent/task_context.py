@@ -1,0 +1,222 @@
+"""How large the agent's context grows along a task's oracle, counted with the model's tokenizer.
+
+The oracle is replayed as if a model had produced it: each step's action is the JSON the
+grammar makes the model write, each observation is cut to the agent's observation budget and
+framed as prompt.observation frames it, and the whole conversation is rendered with the GGUF's
+own chat template. Only the tokenizer is loaded (vocab_only), so this takes a fraction of a
+second per task. The numbers estimate what a perfect agent would see; a real run re-reads,
+errs and retries, and usually grows larger.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .agent import prompt
+from .engine.base import Message
+from .engine.chat_template import CHATML_TEMPLATE, ChatTemplate
+from .sandbox.tools import TOOL_SPECS, ToolResult
+from .suite import ContextProbe, Task
+
+# The agent loop's default observation budget (AgentLimits.observation_tokens).
+OBSERVATION_TOKENS = 1024
+# Bump when the way context is estimated changes, so cached estimates are recomputed.
+_ESTIMATE_VERSION = 1
+
+
+class Tokenizer:
+    """A GGUF's tokenizer and chat template, without its weights."""
+
+    def __init__(self, model_path: Path) -> None:
+        import llama_cpp
+
+        self.model_path = Path(model_path)
+        # llama.cpp logs a context-size warning to fd 2 even with verbose=False: silence it.
+        saved = os.dup(2)
+        try:
+            with open(os.devnull, "w") as null:
+                os.dup2(null.fileno(), 2)
+                self.llm = llama_cpp.Llama(
+                    model_path=str(model_path), vocab_only=True, verbose=False
+                )
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        meta = self.llm.metadata
+        bos = self._text(self.llm.token_bos())
+        eos = self._text(self.llm.token_eos())
+        self._bos_text = bos
+        self._add_bos = self.llm._model.add_bos_token()
+        self.template = ChatTemplate(
+            meta.get("tokenizer.chat_template") or CHATML_TEMPLATE, bos_token=bos, eos_token=eos
+        )
+
+    def _text(self, token: int) -> str:
+        if token < 0:
+            return ""
+        return self.llm.detokenize([token], special=True).decode(errors="replace")
+
+    def ids(self, text: str) -> list[int]:
+        return self.llm.tokenize(text.encode(), add_bos=False, special=False)
+
+    def prompt_tokens(self, messages: Sequence[Message]) -> int:
+        text = self.template.render_text(messages)
+        add_bos = self._add_bos and not (self._bos_text and text.startswith(self._bos_text))
+        return len(self.llm.tokenize(text.encode(), add_bos=add_bos, special=True))
+
+    def truncate(self, text: str, max_tokens: int) -> str:
+        """The same head-and-tail cut as LlamaCppEngine.truncate_to_tokens."""
+        ids = self.ids(text)
+        if len(ids) <= max_tokens:
+            return text
+        marker = f"\n[... {len(ids)} tokens truncated ...]\n"
+        keep = max(0, max_tokens - len(self.ids(marker)))
+        head, tail = ids[: keep * 2 // 3], ids[len(ids) - (keep - keep * 2 // 3):]
+        dropped = len(ids) - len(head) - len(tail)
+        detok = self.llm.detokenize
+        return (
+            detok(head).decode(errors="replace")
+            + marker.replace(str(len(ids)), str(dropped))
+            + detok(tail).decode(errors="replace")
+        )
+
+
+def default_tokenizer_path() -> tuple[Path | None, str | None]:
+    """The default model's GGUF if present (never downloaded here), else None and why."""
+    from .models import DEFAULT_MODEL, KNOWN_MODELS, models_dir
+
+    path = models_dir() / KNOWN_MODELS[DEFAULT_MODEL].filename
+    if path.is_file():
+        return path, None
+    return None, (
+        f"default model not present at {path} (run `edgeagent models pull {DEFAULT_MODEL}`"
+        " to measure context tokens)"
+    )
+
+
+def action_text(tool: str, args: dict[str, Any]) -> str:
+    """The tool call as the grammar-constrained model writes it."""
+    return json.dumps({"name": tool, "arguments": args}, ensure_ascii=False)
+
+
+class ContextEstimator(ContextProbe):
+    """Counts the prompt the agent would see at each oracle step."""
+
+    def __init__(self, tokenizer: Tokenizer | None, note: str | None = None,
+                 observation_tokens: int = OBSERVATION_TOKENS) -> None:
+        self.tokenizer = tokenizer
+        self.note = note if tokenizer is None else None
+        self.observation_tokens = observation_tokens
+        self.messages: list[Message] = []
+        self._last_prompt = 0
+        self._last_action = 0
+
+    def start(self, task: Task, repo_files: Sequence[str]) -> None:
+        self.messages = [
+            Message("system", prompt.system_prompt(TOOL_SPECS)),
+            Message("user", prompt.task_prompt(task.title, task.issue, repo_files)),
+        ]
+
+    def step(self, tool: str, args: dict[str, Any], result: ToolResult) -> int | None:
+        if self.tokenizer is None:
+            return None
+        tok = self.tokenizer
+        self._last_prompt = tok.prompt_tokens(self.messages)
+        action = action_text(tool, args)
+        self._last_action = len(tok.ids(action)) + 1  # + the end-of-turn token
+        text = tok.truncate(result.output, self.observation_tokens)
+        self.messages.append(Message("assistant", action))
+        self.messages.append(Message("user", prompt.observation(tool, result, text)))
+        return self._last_prompt
+
+    def final(self) -> int | None:
+        if self.tokenizer is None:
+            return None
+        return self._last_prompt + self._last_action
+
+
+# --------------------------------------------------------------------------- cache
+
+
+def cache_dir() -> Path:
+    env = os.environ.get("EDGEAGENT_CACHE_DIR")
+    base = Path(env).expanduser() if env else Path.home() / ".cache" / "edgeagent"
+    return base / "task-context"
+
+
+def task_fingerprint(task: Task, model_path: Path | None) -> str:
+    """Changes when the task's files, the tokenizer or the prompts change."""
+    h = hashlib.sha256()
+    h.update(f"v{_ESTIMATE_VERSION}\0{OBSERVATION_TOKENS}\0".encode())
+    h.update(prompt.system_prompt(TOOL_SPECS).encode())
+    if model_path is not None:
+        st = model_path.stat()
+        h.update(f"{model_path.name}\0{st.st_size}\0".encode())
+    for dirpath, dirnames, filenames in os.walk(task.dir):
+        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+        for name in sorted(filenames):
+            file = Path(dirpath) / name
+            h.update(file.relative_to(task.dir).as_posix().encode() + b"\0")
+            h.update(file.read_bytes())
+    return h.hexdigest()
+
+
+@dataclass(frozen=True)
+class ContextEstimate:
+    task_id: str
+    per_step: tuple[int, ...]
+    final_tokens: int | None
+    note: str | None
+
+
+def _cache_file(task: Task, fingerprint: str) -> Path:
+    return cache_dir() / f"{task.id}-{fingerprint[:20]}.json"
+
+
+def load_cached(task: Task, fingerprint: str) -> ContextEstimate | None:
+    try:
+        data = json.loads(_cache_file(task, fingerprint).read_text(encoding="utf-8"))
+        return ContextEstimate(task.id, tuple(data["per_step"]), data["final_tokens"], None)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def store_cached(task: Task, fingerprint: str, estimate: ContextEstimate) -> None:
+    if estimate.final_tokens is None:
+        return
+    try:
+        file = _cache_file(task, fingerprint)
+        file.parent.mkdir(parents=True, exist_ok=True)
+        file.write_text(
+            json.dumps({"per_step": list(estimate.per_step),
+                        "final_tokens": estimate.final_tokens}),
+            encoding="utf-8",
+        )
+    except OSError:
+        pass  # a cache that cannot be written only costs time
+
+
+class EstimatorFactory:
+    """One tokenizer for a whole suite, loaded on first use."""
+
+    def __init__(self) -> None:
+        self.model_path, self.note = default_tokenizer_path()
+        self._tokenizer: Tokenizer | None = None
+
+    def tokenizer(self) -> Tokenizer | None:
+        if self._tokenizer is None and self.model_path is not None:
+            try:
+                self._tokenizer = Tokenizer(self.model_path)
+            except Exception as exc:  # a broken GGUF: report, don't crash a listing
+                self.note = f"cannot load tokenizer from {self.model_path}: {exc}"
+                self.model_path = None
+        return self._tokenizer
+
+    def estimator(self) -> ContextEstimator:
+        return ContextEstimator(self.tokenizer(), self.note)

@@ -1,0 +1,1 @@
+"""A to-do list kept in a text file."""

@@ -1,0 +1,5 @@
+"""Plain-text tables."""
+
+from .render import render
+
+__all__ = ["render"]

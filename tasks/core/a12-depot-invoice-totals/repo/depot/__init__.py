@@ -1,0 +1,3 @@
+"""depot: the back-office application (models, storage, services, reports)."""
+
+__version__ = "2.4.0"

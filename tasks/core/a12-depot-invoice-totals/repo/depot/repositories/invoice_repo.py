@@ -1,0 +1,105 @@
+"""In-memory storage of Invoice records with secondary indexes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..core.errors import DuplicateError, NotFoundError
+from ..core.query import Query, apply_query
+from ..models.invoice import Invoice
+
+
+class InvoiceRepository:
+    """Holds Invoice records by id; every write keeps the indexes in step."""
+
+    def __init__(self, records: Iterable[Invoice] = ()) -> None:
+        self._items: dict[str, Invoice] = {}
+        self._by_number: dict[str, set[str]] = {}
+        self._by_customer_id: dict[str, set[str]] = {}
+        for record in records:
+            self.add(record)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __contains__(self, record_id: object) -> bool:
+        return record_id in self._items
+
+    def _index(self, record: Invoice) -> None:
+        self._by_number.setdefault(record.number, set()).add(record.id)
+        self._by_customer_id.setdefault(record.customer_id, set()).add(record.id)
+
+    def _unindex(self, record: Invoice) -> None:
+        self._by_number.get(record.number, set()).discard(record.id)
+        self._by_customer_id.get(record.customer_id, set()).discard(record.id)
+
+    def add(self, record: Invoice) -> Invoice:
+        record.validate()
+        if record.id in self._items:
+            raise DuplicateError(f"Invoice {record.id} already exists")
+        self._items[record.id] = record
+        self._index(record)
+        return record
+
+    def get(self, record_id: str) -> Invoice:
+        try:
+            return self._items[record_id]
+        except KeyError:
+            raise NotFoundError(f"no Invoice with id {record_id}") from None
+
+    def update(self, record: Invoice) -> Invoice:
+        old = self.get(record.id)
+        record.validate()
+        self._unindex(old)
+        self._items[record.id] = record
+        self._index(record)
+        return record
+
+    def remove(self, record_id: str) -> Invoice:
+        record = self.get(record_id)
+        self._unindex(record)
+        del self._items[record_id]
+        return record
+
+    def all(self) -> list[Invoice]:
+        return [self._items[i] for i in sorted(self._items)]
+
+    def active(self) -> list[Invoice]:
+        return [r for r in self.all() if r.is_active]
+
+    def query(self, query: Query) -> list[Invoice]:
+        """Filter, sort and page the records as the query says."""
+        return apply_query(self.all(), query)
+
+    def find(self, **criteria: object) -> list[Invoice]:
+        """Records whose attributes equal every criterion (a linear scan)."""
+        return [
+            r for r in self.all()
+            if all(getattr(r, name) == value for name, value in criteria.items())
+        ]
+
+    def count_where(self, **criteria: object) -> int:
+        return len(self.find(**criteria))
+
+    def snapshot(self) -> dict[str, dict]:
+        """A copy of every record as a dict, for undo and for tests."""
+        return {i: r.to_dict() for i, r in self._items.items()}
+
+    def restore(self, snapshot: dict[str, dict]) -> None:
+        """Replace the contents with a snapshot taken earlier."""
+        self._items.clear()
+        self._by_number.clear()
+        self._by_customer_id.clear()
+        for data in snapshot.values():
+            self.add(Invoice.from_dict(data))
+
+    def find_by_number(self, value: str) -> list[Invoice]:
+        """Records whose number equals value, in id order (uses the index)."""
+        return [self._items[i] for i in sorted(self._by_number.get(value, ()))]
+
+    def find_by_customer_id(self, value: str) -> list[Invoice]:
+        """Records whose customer_id equals value, in id order (uses the index)."""
+        return [self._items[i] for i in sorted(self._by_customer_id.get(value, ()))]
+
+    def ids(self) -> list[str]:
+        return sorted(self._items)

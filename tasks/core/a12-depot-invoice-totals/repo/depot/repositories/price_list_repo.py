@@ -1,0 +1,97 @@
+"""In-memory storage of PriceList records with secondary indexes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..core.errors import DuplicateError, NotFoundError
+from ..core.query import Query, apply_query
+from ..models.price_list import PriceList
+
+
+class PriceListRepository:
+    """Holds PriceList records by id; every write keeps the indexes in step."""
+
+    def __init__(self, records: Iterable[PriceList] = ()) -> None:
+        self._items: dict[str, PriceList] = {}
+        self._by_segment: dict[str, set[str]] = {}
+        for record in records:
+            self.add(record)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __contains__(self, record_id: object) -> bool:
+        return record_id in self._items
+
+    def _index(self, record: PriceList) -> None:
+        self._by_segment.setdefault(record.segment, set()).add(record.id)
+
+    def _unindex(self, record: PriceList) -> None:
+        self._by_segment.get(record.segment, set()).discard(record.id)
+
+    def add(self, record: PriceList) -> PriceList:
+        record.validate()
+        if record.id in self._items:
+            raise DuplicateError(f"PriceList {record.id} already exists")
+        self._items[record.id] = record
+        self._index(record)
+        return record
+
+    def get(self, record_id: str) -> PriceList:
+        try:
+            return self._items[record_id]
+        except KeyError:
+            raise NotFoundError(f"no PriceList with id {record_id}") from None
+
+    def update(self, record: PriceList) -> PriceList:
+        old = self.get(record.id)
+        record.validate()
+        self._unindex(old)
+        self._items[record.id] = record
+        self._index(record)
+        return record
+
+    def remove(self, record_id: str) -> PriceList:
+        record = self.get(record_id)
+        self._unindex(record)
+        del self._items[record_id]
+        return record
+
+    def all(self) -> list[PriceList]:
+        return [self._items[i] for i in sorted(self._items)]
+
+    def active(self) -> list[PriceList]:
+        return [r for r in self.all() if r.is_active]
+
+    def query(self, query: Query) -> list[PriceList]:
+        """Filter, sort and page the records as the query says."""
+        return apply_query(self.all(), query)
+
+    def find(self, **criteria: object) -> list[PriceList]:
+        """Records whose attributes equal every criterion (a linear scan)."""
+        return [
+            r for r in self.all()
+            if all(getattr(r, name) == value for name, value in criteria.items())
+        ]
+
+    def count_where(self, **criteria: object) -> int:
+        return len(self.find(**criteria))
+
+    def snapshot(self) -> dict[str, dict]:
+        """A copy of every record as a dict, for undo and for tests."""
+        return {i: r.to_dict() for i, r in self._items.items()}
+
+    def restore(self, snapshot: dict[str, dict]) -> None:
+        """Replace the contents with a snapshot taken earlier."""
+        self._items.clear()
+        self._by_segment.clear()
+        for data in snapshot.values():
+            self.add(PriceList.from_dict(data))
+
+    def find_by_segment(self, value: str) -> list[PriceList]:
+        """Records whose segment equals value, in id order (uses the index)."""
+        return [self._items[i] for i in sorted(self._by_segment.get(value, ()))]
+
+    def ids(self) -> list[str]:
+        return sorted(self._items)

@@ -1,0 +1,116 @@
+"""Business operations on Customer records: create, change, archive, search."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from ..core.errors import ValidationError
+from ..core.events import EventBus
+from ..core.ids import IdAllocator
+from ..core.money import format_cents, sum_cents
+from ..core.text import matches_words
+from ..models.customer import PREFIX, Customer, SEGMENT_CHOICES
+from ..repositories.customer_repo import CustomerRepository
+
+
+class CustomerService:
+    """The only place that changes Customer records; every change is published."""
+
+    def __init__(self, repository: CustomerRepository, bus: EventBus,
+                 ids: IdAllocator | None = None) -> None:
+        self.repository = repository
+        self.bus = bus
+        self.ids = ids or IdAllocator()
+
+    def create(self, **values: Any) -> Customer:
+        record = Customer(id=self.ids.next(PREFIX), **values)
+        self.repository.add(record)
+        self.bus.publish("customer.created", record.to_dict())
+        return record
+
+    def update(self, record_id: str, **changes: Any) -> Customer:
+        current = self.repository.get(record_id)
+        if not current.is_active:
+            raise ValidationError(f"Customer {record_id} is archived and cannot change")
+        unknown = set(changes) - set(current.to_dict())
+        if unknown:
+            raise ValidationError(f"unknown field(s) for Customer: {sorted(unknown)}")
+        record = replace(current, **changes)
+        self.repository.update(record)
+        self.bus.publish("customer.updated", {"id": record_id, "changes": changes})
+        return record
+
+    def archive(self, record_id: str) -> Customer:
+        record = self.repository.get(record_id)
+        record.archive()
+        self.repository.update(record)
+        self.bus.publish("customer.archived", {"id": record_id})
+        return record
+
+    def search(self, text: str) -> list[Customer]:
+        """Active records whose label contains every word of text (any case)."""
+        return [r for r in self.repository.active() if matches_words(r.label(), text)]
+
+    def tag(self, record_id: str, tag: str) -> Customer:
+        record = self.repository.get(record_id)
+        if tag not in record.tags:
+            record.tags.append(tag)
+            self.repository.update(record)
+        return record
+
+    def restore(self, record_id: str) -> Customer:
+        """Undo archive: the record becomes active again."""
+        record = self.repository.get(record_id)
+        if record.is_active:
+            return record
+        record.status = "active"
+        self.repository.update(record)
+        self.bus.publish("customer.restored", {"id": record_id})
+        return record
+
+    def bulk_create(self, rows: list[dict[str, Any]]) -> tuple[list[Customer], list[str]]:
+        """Create every valid row; problems are collected, not raised.
+
+        Returns the created records and one message per rejected row (1-based).
+        """
+        created: list[Customer] = []
+        problems: list[str] = []
+        for number, row in enumerate(rows, start=1):
+            try:
+                created.append(self.create(**row))
+            except (ValidationError, TypeError) as exc:
+                problems.append(f"row {number}: {exc}")
+        return created, problems
+
+    def history(self, record_id: str) -> list[str]:
+        """The topics published about one record, oldest first."""
+        return [
+            topic for topic, payload in self.bus.history
+            if payload.get("id") == record_id and topic.startswith("customer.")
+        ]
+
+    def stats(self) -> dict[str, int]:
+        records = self.repository.all()
+        active = sum(1 for r in records if r.is_active)
+        return {"total": len(records), "active": active, "archived": len(records) - active}
+
+    def total_credit_limit(self, only_active: bool = True) -> int:
+        """The sum of credit_limit over the records, in cents."""
+        records = self.repository.active() if only_active else self.repository.all()
+        return sum_cents(r.credit_limit for r in records)
+
+    def formatted_total(self) -> str:
+        return format_cents(self.total_credit_limit())
+
+    def count_by_segment(self) -> dict[str, int]:
+        """How many active records have each segment; every choice is present."""
+        counts = {c: 0 for c in SEGMENT_CHOICES}
+        for record in self.repository.active():
+            counts[record.segment] += 1
+        return counts
+
+    def set_segment(self, record_id: str, value: str) -> Customer:
+        if value not in SEGMENT_CHOICES:
+            raise ValidationError(f"segment must be one of {SEGMENT_CHOICES}")
+        return self.update(record_id, segment=value)

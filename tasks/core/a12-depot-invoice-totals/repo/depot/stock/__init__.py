@@ -1,0 +1,1 @@
+"""Stock levels and allocation."""

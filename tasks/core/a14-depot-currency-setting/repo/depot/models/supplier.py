@@ -1,0 +1,91 @@
+"""Supplier: a company we buy from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from ..core.ids import check_id
+from ..core.parsing import parse_bool, parse_date
+from ..core.validation import (
+    require_bool,
+    require_choice,
+    require_date,
+    require_non_negative,
+    require_text,
+)
+
+PREFIX = "SUP"
+STATUS_CHOICES = ("active", "archived")
+RATING_CHOICES = ('a', 'b', 'c')
+
+
+@dataclass
+class Supplier:
+    """A company we buy from."""
+
+    id: str
+    name: str
+    country: str
+    lead_days: int
+    rating: str
+    status: str = "active"
+    tags: list[str] = field(default_factory=list)
+
+    def validate(self) -> None:
+        """Raise ValidationError naming the first field that is wrong."""
+        check_id(self.id, PREFIX)
+        require_text(self.name, "name")
+        require_text(self.country, "country")
+        require_non_negative(self.lead_days, "lead_days")
+        require_choice(self.rating, RATING_CHOICES, "rating")
+        require_choice(self.status, STATUS_CHOICES, "status")
+        for tag in self.tags:
+            require_text(tag, "tags")
+
+    @property
+    def is_active(self) -> bool:
+        return self.status == "active"
+
+    def archive(self) -> None:
+        self.status = "archived"
+
+    def label(self) -> str:
+        return f"{self.id} {self.name}"
+
+    def __str__(self) -> str:
+        return f"Supplier({self.label()}, {self.status})"
+
+    def diff(self, other: Supplier) -> dict[str, tuple[Any, Any]]:
+        """Fields whose values differ: name -> (this value, other value)."""
+        mine, theirs = self.to_dict(), other.to_dict()
+        return {k: (mine[k], theirs[k]) for k in mine if mine[k] != theirs[k]}
+
+    def has_tag(self, tag: str) -> bool:
+        return tag.casefold() in (t.casefold() for t in self.tags)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "country": self.country,
+            "lead_days": self.lead_days,
+            "rating": self.rating,
+            "status": self.status,
+            "tags": list(self.tags),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Supplier:
+        record = cls(
+            id=str(data["id"]),
+            name=str(data['name']),
+            country=str(data['country']),
+            lead_days=int(data['lead_days']),
+            rating=str(data['rating']),
+            status=str(data.get("status", "active")),
+            tags=[str(t) for t in data.get("tags", [])],
+        )
+        record.validate()
+        return record

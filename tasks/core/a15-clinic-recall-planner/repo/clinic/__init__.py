@@ -1,0 +1,3 @@
+"""clinic: the back-office application (models, storage, services, reports)."""
+
+__version__ = "2.4.0"

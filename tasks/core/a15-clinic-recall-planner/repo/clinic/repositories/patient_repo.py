@@ -1,0 +1,97 @@
+"""In-memory storage of Patient records with secondary indexes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..core.errors import DuplicateError, NotFoundError
+from ..core.query import Query, apply_query
+from ..models.patient import Patient
+
+
+class PatientRepository:
+    """Holds Patient records by id; every write keeps the indexes in step."""
+
+    def __init__(self, records: Iterable[Patient] = ()) -> None:
+        self._items: dict[str, Patient] = {}
+        self._by_postcode: dict[str, set[str]] = {}
+        for record in records:
+            self.add(record)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __contains__(self, record_id: object) -> bool:
+        return record_id in self._items
+
+    def _index(self, record: Patient) -> None:
+        self._by_postcode.setdefault(record.postcode, set()).add(record.id)
+
+    def _unindex(self, record: Patient) -> None:
+        self._by_postcode.get(record.postcode, set()).discard(record.id)
+
+    def add(self, record: Patient) -> Patient:
+        record.validate()
+        if record.id in self._items:
+            raise DuplicateError(f"Patient {record.id} already exists")
+        self._items[record.id] = record
+        self._index(record)
+        return record
+
+    def get(self, record_id: str) -> Patient:
+        try:
+            return self._items[record_id]
+        except KeyError:
+            raise NotFoundError(f"no Patient with id {record_id}") from None
+
+    def update(self, record: Patient) -> Patient:
+        old = self.get(record.id)
+        record.validate()
+        self._unindex(old)
+        self._items[record.id] = record
+        self._index(record)
+        return record
+
+    def remove(self, record_id: str) -> Patient:
+        record = self.get(record_id)
+        self._unindex(record)
+        del self._items[record_id]
+        return record
+
+    def all(self) -> list[Patient]:
+        return [self._items[i] for i in sorted(self._items)]
+
+    def active(self) -> list[Patient]:
+        return [r for r in self.all() if r.is_active]
+
+    def query(self, query: Query) -> list[Patient]:
+        """Filter, sort and page the records as the query says."""
+        return apply_query(self.all(), query)
+
+    def find(self, **criteria: object) -> list[Patient]:
+        """Records whose attributes equal every criterion (a linear scan)."""
+        return [
+            r for r in self.all()
+            if all(getattr(r, name) == value for name, value in criteria.items())
+        ]
+
+    def count_where(self, **criteria: object) -> int:
+        return len(self.find(**criteria))
+
+    def snapshot(self) -> dict[str, dict]:
+        """A copy of every record as a dict, for undo and for tests."""
+        return {i: r.to_dict() for i, r in self._items.items()}
+
+    def restore(self, snapshot: dict[str, dict]) -> None:
+        """Replace the contents with a snapshot taken earlier."""
+        self._items.clear()
+        self._by_postcode.clear()
+        for data in snapshot.values():
+            self.add(Patient.from_dict(data))
+
+    def find_by_postcode(self, value: str) -> list[Patient]:
+        """Records whose postcode equals value, in id order (uses the index)."""
+        return [self._items[i] for i in sorted(self._by_postcode.get(value, ()))]
+
+    def ids(self) -> list[str]:
+        return sorted(self._items)

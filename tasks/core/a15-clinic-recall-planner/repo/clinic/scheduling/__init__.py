@@ -1,0 +1,1 @@
+"""Opening hours, conflicts, free slots and booking."""

@@ -1,0 +1,1 @@
+"""Shared building blocks: errors, ids, money, dates, validation, events, queries."""

@@ -1,0 +1,1 @@
+"""Prices, discounts, VAT and invoices."""
