@@ -48,6 +48,6 @@ def _reliability_log() -> Iterator[None]:
     target.write_text(json.dumps(merged, indent=1, sort_keys=True) + "\n")
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def reliability() -> Tally:
     return tally
