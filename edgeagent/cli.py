@@ -83,6 +83,9 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--baseline-s", type=float, metavar="SECONDS",
                    help="measure idle power this long before the first task, for net energy")
     p.add_argument("--json", action="store_true", help="print JSON events instead of lines")
+    p.add_argument("--resume", type=Path, metavar="RUN_DIR",
+                   help="continue an interrupted run: finished tasks are kept, unfinished "
+                        "ones restart as a new attempt")
     p.set_defaults(func=_cmd_run)
 
 
@@ -98,13 +101,21 @@ def _cmd_run(args: argparse.Namespace) -> int:
                     "grammar", "power_root", "power_estimate_tdp", "sample_interval_s",
                     "baseline_s")
     }
-    config = load_config(args.config, overrides)
+    resume_dir = args.resume
+    if resume_dir is not None:
+        from .results.resume import resume_config
+
+        if args.config is not None:
+            raise UserError("--resume uses the run's own config.yaml; drop --config")
+        config = resume_config(resume_dir, overrides)
+    else:
+        config = load_config(args.config, overrides)
     printer = JsonPrinter() if args.json else ConsolePrinter()
     stop = _StopFlag()
     stop.install()
     try:
         result = execute_run(config, sinks=[printer], stop_requested=stop,
-                             progress=not args.json)
+                             progress=not args.json, resume_dir=resume_dir)
     except KeyboardInterrupt:
         print("aborted; the steps completed so far are kept in the run directory",
               file=sys.stderr)
