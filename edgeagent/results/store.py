@@ -149,6 +149,7 @@ class RunStore:
         if not self.db.execute("SELECT version FROM schema_version").fetchone():
             self.db.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
         self._run_id: str | None = None
+        self._write_error: BaseException | None = None
 
     # -- trajectory ---------------------------------------------------------------------
     def _append(self, task_id: str, record: dict[str, Any]) -> None:
@@ -160,6 +161,20 @@ class RunStore:
 
     # -- events -------------------------------------------------------------------------
     def emit(self, event: Event) -> None:
+        """A write that fails (disk full, directory gone) ends the run with a StoreError; what
+        was committed before it stays, and the run's final status is still tried."""
+        try:
+            self._emit(event)
+        except (OSError, sqlite3.Error) as exc:
+            if isinstance(event, RunFinished) and self._write_error is not None:
+                return  # the first failure is the one reported
+            self._write_error = exc
+            raise StoreError(
+                f"cannot write to {self.run_dir}: {_why(exc)} (free space or choose another"
+                " --out); the steps recorded before this are kept"
+            ) from exc
+
+    def _emit(self, event: Event) -> None:
         if isinstance(event, StepRecord):
             self._step(event)
         elif isinstance(event, TaskStarted):
@@ -246,6 +261,12 @@ class RunStore:
 
     def close(self) -> None:
         self.db.close()
+
+
+def _why(exc: BaseException) -> str:
+    if isinstance(exc, OSError):
+        return exc.strerror or str(exc)
+    return str(exc)
 
 
 def _drop_partial_lines(trajectories: Path) -> None:
