@@ -70,7 +70,7 @@ class Probe:
             n = len(self.rss)
             if n % 50 == 0 and self.run_dirs:
                 self.sizes[n] = _du(self.run_dirs[0])
-        elif hasattr(event, "run_dir") and isinstance(getattr(event, "run_dir"), str):
+        elif hasattr(event, "run_dir") and isinstance(event.run_dir, str):
             self.run_dirs.append(Path(event.run_dir))
 
 
