@@ -50,6 +50,7 @@ def resume_config(run_dir: Path, overrides: dict) -> RunConfig:
             " --sample-interval-s may be given)"
         )
     config = load_config(path, {k: v for k, v in overrides.items() if k in allowed})
+    plan_resume(run_dir)  # a run directory that cannot be resumed fails before the model loads
     return dataclasses.replace(config, out=str(Path(run_dir).parent))
 
 
@@ -63,12 +64,15 @@ def plan_resume(run_dir: Path) -> ResumePlan:
         task_ids = tuple(json.loads(run["task_ids_json"]))
         done: dict[str, TaskRecord] = {}
         last_attempt: dict[str, int] = {}
+        interrupted: list[tuple[str, int]] = []
         for row in db.execute(f"SELECT {', '.join(_TASK_FIELDS)} FROM tasks"):
             record = TaskRecord(**{k: row[k] for k in _TASK_FIELDS})
             last_attempt[record.task_id] = max(last_attempt.get(record.task_id, -1),
                                                record.attempt)
             if record.termination != "interrupted":
                 done[record.task_id] = record
+            else:
+                interrupted.append((record.task_id, record.attempt))
         counts = db.execute(
             "SELECT task_id, attempt, count(*) FROM steps GROUP BY task_id, attempt"
         ).fetchall()
@@ -81,11 +85,15 @@ def plan_resume(run_dir: Path) -> ResumePlan:
         raise StoreError(f"cannot read {run_dir}/run.db: {exc} (is it a run directory?)") from exc
     finally:
         db.close()
-    superseded = []
-    for task_id, attempt, n in counts:
+    steps_of = {(t, a): n for t, a, n in counts}
+    for task_id, attempt in steps_of:
         last_attempt[task_id] = max(last_attempt.get(task_id, -1), attempt)
-        if task_id not in done and (task_id, attempt) not in already:
-            superseded.append((task_id, attempt, n))
+    # every unfinished attempt: with committed steps, or recorded `interrupted` with none
+    superseded = [
+        (t, a, steps_of.get((t, a), 0))
+        for t, a in sorted(set(steps_of) | set(interrupted))
+        if t not in done and (t, a) not in already
+    ]
     for task_id, record in done.items():
         last_attempt[task_id] = record.attempt  # kept: its own attempt
     return ResumePlan(

@@ -144,3 +144,96 @@ def test_sigkill_at_random_points_then_resume(
     reliability("resume", kill_points=kills, runs=len(committed), steps_lost=lost,
                 attempts_superseded=superseded_total,
                 steps_committed=sum(len(s) for s in committed.values()))
+
+
+class _ListingEngine:
+    """Scripted: list_dir, list_dir, submit, for every task."""
+
+    n_ctx = 8192
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def provenance(self) -> dict:
+        return {"engine": "scripted"}
+
+    def count_tokens(self, text: str) -> int:
+        return len(text) // 4
+
+    def truncate_to_tokens(self, text: str, max_tokens: int) -> str:
+        return text[: max_tokens * 4]
+
+    def generate(self, messages, *, max_tokens, grammar=None, max_context_tokens=None):
+        from edgeagent.engine.base import Generation
+
+        self.calls += 1
+        last_user = sum(1 for m in messages if m.role == "assistant")
+        name = "submit" if last_user >= 2 else "list_dir"
+        t = time.monotonic_ns()
+        return Generation(json.dumps({"name": name, "arguments": {}}), (), "stop", 300, 290,
+                          10, 5, t, t, t, t, (t,))
+
+
+def test_ctrl_c_then_resume_keeps_one_record_per_task(
+    tiny_model_path: Path, tmp_path: Path, reliability
+) -> None:
+    from edgeagent.config import load_config
+    from edgeagent.results.report import render_report
+    from edgeagent.runner import execute_run
+
+    config = load_config(None, {"model": str(tiny_model_path), "out": str(tmp_path / "runs")})
+    engine = _ListingEngine()
+    # Ctrl-C arrives during the second task's first step
+    first = execute_run(config, engine_factory=lambda p, c: engine, progress=False,
+                        stop_requested=lambda: engine.calls >= 5)
+    assert first.status == "interrupted"
+    before = _committed(first.run_dir)
+    engine2 = _ListingEngine()
+    second = execute_run(config, engine_factory=lambda p, c: engine2, progress=False,
+                         resume_dir=first.run_dir)
+    assert second.status == "complete" and second.run_dir == first.run_dir
+    after = _committed(first.run_dir)
+    assert before is not None and after is not None and before <= after
+    db = open_run_db(first.run_dir)
+    try:
+        superseded = db.execute("SELECT task_id, attempt, steps FROM superseded").fetchall()
+        kept = db.execute("SELECT task_id, attempt FROM tasks WHERE termination != "
+                          "'interrupted' ORDER BY task_id").fetchall()
+    finally:
+        db.close()
+    assert [tuple(r) for r in superseded] == [("fix-shout", 0, 2)]
+    assert [tuple(r) for r in kept] == [("fix-add", 0), ("fix-shout", 1), ("fix-sum-to", 0)]
+    report = render_report(first.run_dir)
+    assert "interrupted" not in report and "[complete]" in report
+    reliability("resume", interrupt_resumes=1, steps_lost=len(before - after))
+
+
+def test_resume_refuses_a_bad_run_dir_or_changed_settings(
+    tmp_path: Path, tiny_model_path: Path, reliability
+) -> None:
+    from edgeagent import cli
+
+    (tmp_path / "empty").mkdir()
+    cases = [
+        (["run", "--resume", str(tmp_path / "missing")], "config.yaml"),
+        (["run", "--resume", str(tmp_path / "empty")], "config.yaml"),
+    ]
+    run_dir = tmp_path / "r"
+    run_dir.mkdir()
+    (run_dir / "config.yaml").write_text(f"model: {tiny_model_path}\n")
+    cases += [
+        (["run", "--resume", str(run_dir), "--max-steps", "3"], "--max-steps"),
+        (["run", "--resume", str(run_dir)], "run.db"),
+    ]
+    import contextlib
+    import io
+
+    for argv, needle in cases:
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            code = cli.main(argv)
+        reliability("bad_input", tried=1)
+        text = err.getvalue()
+        assert code == 2 and "Traceback" not in text and needle in text, (argv, text)
+        assert len(text.strip().splitlines()) == 1
+        reliability("bad_input", clear_error=1)
