@@ -51,7 +51,9 @@ def render(counts: dict, summary: str, isolation: dict) -> str:
     rows = [
         ("Sandbox escape attempts (tests/security/test_escapes.py)",
          f"{get(esc, 'tried')} tried, {get(esc, 'blocked')} blocked, "
-         f"{get(esc, 'recorded')} recorded, {get(esc, 'not_contained')} not contained "
+         f"{get(esc, 'recorded')} recorded as the step's observation (the one not recorded: "
+         "edgeagent itself SIGKILLed, its command killed with it), "
+         f"{get(esc, 'not_contained')} not contained "
          "(skipped: isolation missing on this machine)"),
         ("SIGKILL at random points, then `run --resume` (test_resume.py)",
          f"{get(res, 'kill_points')} kill points over {get(res, 'runs')} run(s), "

@@ -38,6 +38,21 @@ _CONFINE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "confine.py"
 _TMPFS_SIZE = "256m"  # each private tmpfs; memory-backed, so bounded
 _CGROUP_ROOTS = ("/sys/fs/cgroup/pids", "/sys/fs/cgroup")
 _cgroup_seq = itertools.count()
+_PR_SET_PDEATHSIG = 1
+
+
+def _load_libc() -> Any:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return None
+
+
+_LIBC = _load_libc()
 
 
 @dataclass(frozen=True)
@@ -142,6 +157,10 @@ def _apply_rlimits(table: list[tuple[str, int, int]], cgroup_fd: int | None = No
             os.write(cgroup_fd, b"0")  # "0": the writing process; its children follow it
         except OSError:
             pass
+    if _LIBC is not None:
+        # If edgeagent itself is killed (SIGKILL, OOM) the command must not live on: the
+        # kernel kills it when we die (and unshare --kill-child passes that on).
+        _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     for name, res, value in table:
         try:
             _, hard = resource.getrlimit(res)
@@ -234,7 +253,7 @@ def _filesystem_probe() -> tuple[tuple[str, ...], str]:
     reasons = []
     # --pid with its own /proc: the command cannot see (or read the environment of) any
     # process but its own; when the namespace's first process dies, all of them die.
-    pid_ns = ("--pid", "--fork", "--mount-proc")
+    pid_ns = ("--pid", "--fork", "--kill-child", "--mount-proc")
     for flags in (("--mount", *pid_ns), ("--mount", "--map-root-user", *pid_ns), ("--mount",),
                   ("--mount", "--map-root-user")):
         label = "unshare " + " ".join(flags)
@@ -292,8 +311,27 @@ def _pids_cgroup_probe() -> tuple[str | None, str]:
         except OSError as exc:
             reasons.append(f"{root}: {exc.strerror or exc}")
             continue
+        _remove_stale_cgroups(root)
         return root, f"pids cgroup under {root}"
     return None, "none: " + ("; ".join(reasons) or "no pids cgroup controller found")
+
+
+def _remove_stale_cgroups(root: str) -> None:
+    """Empty cgroups left by an edgeagent that was killed before it could remove them."""
+    try:
+        names = [n for n in os.listdir(root) if n.startswith("edgeagent-")]
+    except OSError:
+        return
+    for name in names:
+        try:
+            owner = int(name.split("-")[1])
+        except (IndexError, ValueError):
+            continue
+        if owner != os.getpid() and not psutil.pid_exists(owner):
+            try:
+                os.rmdir(os.path.join(root, name))  # fails, harmlessly, if not empty
+            except OSError:
+                pass
 
 
 class _PidsCgroup:

@@ -352,3 +352,36 @@ def test_isolation_is_reported() -> None:
 
 def test_at_least_forty_attempts() -> None:
     assert len(ATTEMPTS) >= 40
+
+
+def test_command_dies_with_a_killed_edgeagent(tmp_path: Path, reliability) -> None:
+    """edgeagent SIGKILLed mid-command (OOM killer, power button): its command goes too."""
+    import signal
+    import subprocess
+    import sys
+
+    marker = f"321.{os.getpid() % 1000}"
+    code = (
+        "from pathlib import Path; from edgeagent.sandbox.process import ProcessLimits, "
+        f"run_command; run_command('sleep {marker}', Path({str(tmp_path)!r}), "
+        "ProcessLimits(timeout_s=60))"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", code])
+    try:
+        deadline = time.monotonic() + 10
+        while not any(p.info["cmdline"] == ["sleep", marker]
+                      for p in psutil.process_iter(["cmdline"])):
+            assert time.monotonic() < deadline, "the command never started"
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        deadline = time.monotonic() + 3
+        while any(p.info["cmdline"] == ["sleep", marker]
+                  for p in psutil.process_iter(["cmdline"])):
+            assert time.monotonic() < deadline, "the command outlived edgeagent"
+            time.sleep(0.05)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    reliability("escapes", tried=1, blocked=1)  # no step survives to record it
