@@ -51,8 +51,8 @@ def render(counts: dict, summary: str, isolation: dict) -> str:
     rows = [
         ("Sandbox escape attempts (tests/security/test_escapes.py)",
          f"{get(esc, 'tried')} tried, {get(esc, 'blocked')} blocked, "
-         f"{get(esc, 'recorded')} recorded as the step's observation (the one not recorded: "
-         "edgeagent itself SIGKILLed, its command killed with it), "
+         f"{get(esc, 'recorded')} recorded as the step's observation (a command killed "
+         "together with a SIGKILLed edgeagent has no step left to record it), "
          f"{get(esc, 'not_contained')} not contained "
          "(skipped: isolation missing on this machine)"),
         ("SIGKILL at random points, then `run --resume` (test_resume.py)",
