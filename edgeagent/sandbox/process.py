@@ -230,10 +230,15 @@ def _mask_dirs() -> list[str]:
 
 
 def _keep_dirs() -> list[str]:
-    """What commands need even inside a masked home: the Python installations they run."""
+    """What commands need even inside a masked directory (home, /tmp): the Python
+    installations they run and the package directories on our sys.path (a venv or user
+    site-packages under ~), bound back read-only."""
     dirs = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
-    masks = _mask_dirs()
-    return sorted(d for d in dirs if any(Path(d).is_relative_to(m) for m in masks))
+    dirs |= {os.path.realpath(p) for p in sys.path if p and os.path.isdir(p)}
+    hidden = [*_mask_dirs(), "/tmp", "/var/tmp", "/dev/shm"]
+    inside = sorted(d for d in dirs if any(Path(d).is_relative_to(m) for m in hidden))
+    # a directory inside another kept one comes with it
+    return [d for d in inside if not any(d != o and Path(d).is_relative_to(o) for o in inside)]
 
 
 def _confine_argv(workspace: Path, command: str) -> list[str]:
