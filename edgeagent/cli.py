@@ -87,6 +87,9 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
                    help="offer the search_code tool (embeddings + BM25; needs the "
                    "[retrieval] extra)")
     p.add_argument("--json", action="store_true", help="print JSON events instead of lines")
+    p.add_argument("--resume", type=Path, metavar="RUN_DIR",
+                   help="continue an interrupted run: finished tasks are kept, unfinished "
+                        "ones restart as a new attempt")
     p.set_defaults(func=_cmd_run)
 
 
@@ -102,7 +105,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
                     "grammar", "power_root", "power_estimate_tdp", "sample_interval_s",
                     "baseline_s", "retrieval")
     }
-    config = load_config(args.config, overrides)
+    resume_dir = args.resume
+    if resume_dir is not None:
+        from .results.resume import resume_config
+
+        if args.config is not None:
+            raise UserError("--resume uses the run's own config.yaml; drop --config")
+        config = resume_config(resume_dir, overrides)
+    else:
+        config = load_config(args.config, overrides)
     printer = JsonPrinter() if args.json else ConsolePrinter()
     # the MLPerf-style check, printed before the summary lines (on stderr with --json)
     verdict = VerdictPrinter(sys.stderr if args.json else None)
@@ -110,7 +121,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     stop.install()
     try:
         result = execute_run(config, sinks=[verdict, printer], stop_requested=stop,
-                             progress=not args.json)
+                             progress=not args.json, resume_dir=resume_dir)
     except KeyboardInterrupt:
         print("aborted; the steps completed so far are kept in the run directory",
               file=sys.stderr)

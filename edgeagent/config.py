@@ -114,6 +114,20 @@ def _coerce(name: str, value: Any, where: str) -> Any:
     return value
 
 
+class _NoAliasLoader(yaml.SafeLoader):
+    """Refuses aliases: a config never needs them, and nested ones (a YAML bomb) would make
+    an error message that prints the value take forever."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise yaml.composer.ComposerError(
+                None, None, f"alias *{event.anchor} is not allowed (write the value out)",
+                event.start_mark,
+            )
+        return super().compose_node(parent, index)
+
+
 def _read_yaml(path: Path) -> tuple[dict[str, Any], dict[str, int]]:
     try:
         text = path.read_text()
@@ -121,7 +135,7 @@ def _read_yaml(path: Path) -> tuple[dict[str, Any], dict[str, int]]:
         raise ConfigError(f"cannot read config file {path}: {exc.strerror or exc}") from exc
     try:
         node = yaml.compose(text)
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=_NoAliasLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f" line {mark.line + 1}" if mark else ""
@@ -148,7 +162,24 @@ def load_config(path: Path | None = None, overrides: dict[str, Any] | None = Non
     for key, value in (overrides or {}).items():
         if value is not None:
             values[key] = _coerce(key, value, f"--{key.replace('_', '-')}")
-    return RunConfig(**values)
+    config = RunConfig(**values)
+    _check_consistent(config, path)
+    return config
+
+
+def _check_consistent(config: RunConfig, path: Path | None) -> None:
+    """Limits that are each valid but impossible together: fail now, not mid-run."""
+    where = f"{path}" if path is not None else "command line"
+    if config.max_new_tokens >= config.n_ctx:
+        raise ConfigError(
+            f"{where}: key 'max_new_tokens' ({config.max_new_tokens}) must be smaller than "
+            f"n_ctx ({config.n_ctx}): a step could not fit its own answer"
+        )
+    if config.max_context_tokens is not None and config.max_context_tokens > config.n_ctx:
+        raise ConfigError(
+            f"{where}: key 'max_context_tokens' ({config.max_context_tokens}) is larger than "
+            f"n_ctx ({config.n_ctx}); raise n_ctx or lower max_context_tokens"
+        )
 
 
 def effective_max_steps(config: RunConfig, task_limit: int | None) -> int:

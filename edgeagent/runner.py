@@ -39,6 +39,7 @@ from .meter.sources import Total, choose_total, describe, discover_all
 from .meter.sources.battery import MIN_INTERVAL_S as BATTERY_MIN_INTERVAL_S
 from .meter.sources.jetson import board_info as jetson_board_info
 from .models import resolve_model
+from .results.resume import plan_resume
 from .results.store import RunStore, make_run_dir
 from .sandbox.process import ProcessLimits, isolation_report, run_command
 from .sandbox.tools import Toolbox
@@ -250,7 +251,9 @@ def execute_run(
     stop_requested: Callable[[], bool] = lambda: False,
     progress: bool = True,
     engine_factory: Callable[[Path, RunConfig], Any] | None = None,
+    resume_dir: Path | None = None,
 ) -> RunResult:
+    """`resume_dir`: continue that interrupted run (policy in results/resume.py)."""
     suite = load_suite(config.suite)
     tasks = select_tasks(suite, config.tasks)
     out = Path(config.out)
@@ -260,8 +263,12 @@ def execute_run(
     model = resolve_model(config.model, progress=progress)
     factory = engine_factory or _llamacpp_engine
     engine = factory(model.path, config)
-    run_dir = make_run_dir(out, _run_label(suite.name, model.name or str(model.path)))
-    store = RunStore(run_dir, config.to_dict())
+    plan = plan_resume(resume_dir) if resume_dir is not None else None
+    if plan is None:
+        run_dir = make_run_dir(out, _run_label(suite.name, model.name or str(model.path)))
+    else:
+        run_dir = plan.run_dir
+    store = RunStore(run_dir, config.to_dict(), resume=plan)
     discovery = discover_all(Path(config.power_root), tdp_w=config.power_estimate_tdp)
     total = choose_total(discovery)
     sampler = Sampler(
@@ -294,8 +301,12 @@ def execute_run(
         for task in tasks:
             if stop_requested():
                 break
-            records.append(run_task(task, 0, config, engine, sink, stop_requested, collector,
-                                    retrieval))
+            if plan is not None and task.id in plan.done:
+                records.append(plan.done[task.id])  # finished before the run stopped: kept
+                continue
+            attempt = plan.next_attempt.get(task.id, 0) if plan is not None else 0
+            records.append(run_task(task, attempt, config, engine, sink, stop_requested,
+                                    collector, retrieval))
         status = "interrupted" if stop_requested() else "complete"
     except KeyboardInterrupt:
         status = "interrupted"

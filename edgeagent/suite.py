@@ -462,7 +462,18 @@ def _type_name(value: object) -> str:
 
 
 class _StrictLoader(yaml.SafeLoader):
-    """SafeLoader that rejects duplicate keys, which PyYAML would silently overwrite."""
+    """SafeLoader that rejects duplicate keys, which PyYAML would silently overwrite, and
+    aliases: a task file never needs them, and nested aliases (a "billion laughs" bomb) make a
+    tiny file expand into an object graph whose every repr or walk takes forever."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise yaml.composer.ComposerError(
+                None, None, f"alias *{event.anchor} is not allowed (write the value out)",
+                event.start_mark,
+            )
+        return super().compose_node(parent, index)
 
 
 def _construct_unique_mapping(loader: _StrictLoader, node: yaml.MappingNode) -> dict:

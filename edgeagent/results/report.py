@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from .store import open_run_db
 
@@ -16,11 +17,22 @@ def _ms_s(ms: float | None) -> str:
     return f"{ms / 1000:.1f}" if ms is not None else "-"
 
 
+def superseded_clause(db: Any) -> str:
+    """WHERE clause leaving out attempts a resumed run superseded (results/resume.py)."""
+    has = db.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'superseded'"
+    ).fetchone()
+    if not has:
+        return ""
+    return "WHERE (task_id, attempt) NOT IN (SELECT task_id, attempt FROM superseded)"
+
+
 def render_report(run_dir: Path) -> str:
     db = open_run_db(run_dir)
     try:
         run = db.execute("SELECT * FROM runs").fetchone()
-        tasks = db.execute("SELECT * FROM tasks ORDER BY rowid").fetchall()
+        kept = superseded_clause(db)
+        tasks = db.execute(f"SELECT * FROM tasks {kept} ORDER BY rowid").fetchall()
         phase_rows = db.execute(
             "SELECT sum(energy_prefill_j) AS prefill_j, sum(energy_decode_j) AS decode_j,"
             " sum(energy_tool_j) AS tool_j, sum(energy_other_j) AS other_j,"
@@ -31,13 +43,13 @@ def render_report(run_dir: Path) -> str:
             " count(*) AS steps, sum(decoded_tokens) AS tokens,"
             " sum(CASE WHEN energy_prefill_j IS NULL OR energy_decode_j IS NULL"
             " OR energy_tool_j IS NULL OR energy_other_j IS NULL THEN 1 ELSE 0 END) AS nulls"
-            " FROM steps"
+            f" FROM steps {kept}"
         ).fetchone()
         step_rows = db.execute(
             "SELECT task_id, count(*) AS n, sum(prefill_tokens) AS prefilled,"
             " max(context_tokens) AS ctx, sum(sample_ms) AS sample_ms,"
             " sum(CASE WHEN format_error IS NOT NULL THEN 1 ELSE 0 END) AS fmt"
-            " FROM steps GROUP BY task_id"
+            f" FROM steps {kept} GROUP BY task_id"
         ).fetchall()
     finally:
         db.close()

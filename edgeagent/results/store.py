@@ -99,6 +99,10 @@ def _schema_sql() -> str:
     );
     CREATE TABLE IF NOT EXISTS steps ({step_cols}, PRIMARY KEY (task_id, attempt, step));
     CREATE TABLE IF NOT EXISTS tasks ({task_cols}, PRIMARY KEY (task_id, attempt));
+    CREATE TABLE IF NOT EXISTS superseded (task_id TEXT, attempt INTEGER, steps INTEGER,
+        reason TEXT, superseded_wall REAL, PRIMARY KEY (task_id, attempt));
+    CREATE TABLE IF NOT EXISTS resumes (resumed_wall REAL, kept_tasks_json TEXT,
+        provenance_json TEXT);
     """
 
 
@@ -126,11 +130,16 @@ def make_run_dir(out: Path, label: str) -> Path:
 class RunStore:
     """Writes one run directory; use as the store's event sink."""
 
-    def __init__(self, run_dir: Path, config: dict[str, Any]) -> None:
+    def __init__(self, run_dir: Path, config: dict[str, Any], resume: Any = None) -> None:
+        """`resume`: a results.resume.ResumePlan to continue run_dir instead of starting it."""
         self.run_dir = run_dir
+        self._resume = resume
         try:
             (run_dir / "trajectories").mkdir(parents=True, exist_ok=True)
-            (run_dir / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+            if resume is None:
+                (run_dir / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+            else:
+                _drop_partial_lines(run_dir / "trajectories")
             self.db = sqlite3.connect(run_dir / "run.db", isolation_level=None)
         except (OSError, sqlite3.Error) as exc:
             raise StoreError(f"cannot write to {run_dir}: {exc} (choose a writable --out)") from exc
@@ -140,6 +149,7 @@ class RunStore:
         if not self.db.execute("SELECT version FROM schema_version").fetchone():
             self.db.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
         self._run_id: str | None = None
+        self._write_error: BaseException | None = None
 
     # -- trajectory ---------------------------------------------------------------------
     def _append(self, task_id: str, record: dict[str, Any]) -> None:
@@ -151,6 +161,20 @@ class RunStore:
 
     # -- events -------------------------------------------------------------------------
     def emit(self, event: Event) -> None:
+        """A write that fails (disk full, directory gone) ends the run with a StoreError; what
+        was committed before it stays, and the run's final status is still tried."""
+        try:
+            self._emit(event)
+        except (OSError, sqlite3.Error) as exc:
+            if isinstance(event, RunFinished) and self._write_error is not None:
+                return  # the first failure is the one reported
+            self._write_error = exc
+            raise StoreError(
+                f"cannot write to {self.run_dir}: {_why(exc)} (free space or choose another"
+                " --out); the steps recorded before this are kept"
+            ) from exc
+
+    def _emit(self, event: Event) -> None:
         if isinstance(event, StepRecord):
             self._step(event)
         elif isinstance(event, TaskStarted):
@@ -166,6 +190,9 @@ class RunStore:
 
     def _run_started(self, event: RunStarted) -> None:
         self._run_id = event.run_id
+        if self._resume is not None:
+            self._run_resumed(event)
+            return
         with self.db:
             self.db.execute(
                 "INSERT INTO runs (run_id, suite, status, started_wall, task_ids_json,"
@@ -176,6 +203,24 @@ class RunStore:
         (self.run_dir / "provenance.json").write_text(
             json.dumps(event.provenance, indent=2, default=str)
         )
+
+    def _run_resumed(self, event: RunStarted) -> None:
+        plan = self._resume
+        now = time.time()
+        with self.db:
+            self.db.execute("UPDATE runs SET status = 'running', finished_wall = NULL"
+                            " WHERE run_id = ?", (event.run_id,))
+            self.db.execute("INSERT INTO resumes VALUES (?, ?, ?)",
+                            (now, json.dumps(sorted(plan.done)),
+                             json.dumps(event.provenance, default=str)))
+            self.db.executemany(
+                "INSERT OR IGNORE INTO superseded VALUES (?, ?, ?, 'unfinished when the run"
+                " stopped; restarted on resume', ?)",
+                [(t, a, n, now) for t, a, n in plan.superseded],
+            )
+        for task_id, attempt, n in plan.superseded:
+            self._append(task_id, {"type": "attempt_superseded", "task_id": task_id,
+                                   "attempt": attempt, "steps": n})
 
     def _step(self, step: StepRecord) -> None:
         names = ", ".join(n for n, _ in STEP_COLUMNS)
@@ -216,6 +261,21 @@ class RunStore:
 
     def close(self) -> None:
         self.db.close()
+
+
+def _why(exc: BaseException) -> str:
+    if isinstance(exc, OSError):
+        return exc.strerror or str(exc)
+    return str(exc)
+
+
+def _drop_partial_lines(trajectories: Path) -> None:
+    """A kill mid-write can leave a trajectory's last line cut short: drop it before resuming."""
+    for path in trajectories.glob("*.jsonl"):
+        data = path.read_bytes()
+        if data and not data.endswith(b"\n"):
+            with path.open("r+b") as f:
+                f.truncate(data.rfind(b"\n") + 1)
 
 
 def open_run_db(run_dir: Path) -> sqlite3.Connection:

@@ -1,12 +1,18 @@
 """Run one shell command for the agent: own session, timeout, rlimits, no network, capped output.
 
 This confines mistakes (a runaway loop, a fork bomb's children, a 10 GB log, a test that calls
-the internet), not a determined attacker: the command runs as the same user as edgeagent.
+the internet, a write to ~ or /tmp), not a determined attacker: the command runs as the same
+user as edgeagent. Where the machine allows it (probed once, reported by isolation_report):
+- a private mount namespace where everything is read-only except the workspace, and /tmp,
+  /var/tmp, /dev/shm and the host's home are private tmpfs (confine.py);
+- a pids cgroup per command that caps the process count (RLIMIT_NPROC does not bind root) and
+  lists every process the command started, so even one that left the session is killed.
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 import resource
 import selectors
@@ -28,6 +34,25 @@ _POLL_S = 0.05
 # the session could hold it open forever).
 _DRAIN_S = 1.0
 _PROBE_TIMEOUT_S = 5.0
+_CONFINE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "confine.py")
+_TMPFS_SIZE = "256m"  # each private tmpfs; memory-backed, so bounded
+_CGROUP_ROOTS = ("/sys/fs/cgroup/pids", "/sys/fs/cgroup")
+_cgroup_seq = itertools.count()
+_PR_SET_PDEATHSIG = 1
+
+
+def _load_libc() -> Any:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return None
+
+
+_LIBC = _load_libc()
 
 
 @dataclass(frozen=True)
@@ -125,8 +150,17 @@ def _rlimit_table(limits: ProcessLimits) -> list[tuple[str, int, int]]:
     return [(n, getattr(resource, n), int(v)) for n, v in wanted if hasattr(resource, n)]
 
 
-def _apply_rlimits(table: list[tuple[str, int, int]]) -> None:
+def _apply_rlimits(table: list[tuple[str, int, int]], cgroup_fd: int | None = None) -> None:
     # Runs in the forked child before exec: only setrlimit calls, nothing that takes locks.
+    if cgroup_fd is not None:
+        try:
+            os.write(cgroup_fd, b"0")  # "0": the writing process; its children follow it
+        except OSError:
+            pass
+    if _LIBC is not None:
+        # If edgeagent itself is killed (SIGKILL, OOM) the command must not live on: the
+        # kernel kills it when we die (and unshare --kill-child passes that on).
+        _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     for name, res, value in table:
         try:
             _, hard = resource.getrlimit(res)
@@ -151,9 +185,7 @@ def _net_interfaces(proc_net_dev: str) -> set[str]:
 @functools.lru_cache(maxsize=1)
 def _network_probe() -> tuple[tuple[str, ...], str]:
     """(argv prefix, description). Probed once: unshare's behaviour does not change mid-run."""
-    unshare = shutil.which("unshare") or next(
-        (p for p in ("/usr/bin/unshare", "/bin/unshare") if os.path.exists(p)), None
-    )
+    unshare = _unshare()
     if unshare is None:
         return (), "none: unshare not found"
     reasons = []
@@ -185,6 +217,182 @@ def _network_probe() -> tuple[tuple[str, ...], str]:
     return (), "none: " + "; ".join(reasons)
 
 
+def _unshare() -> str | None:
+    return shutil.which("unshare") or next(
+        (p for p in ("/usr/bin/unshare", "/bin/unshare") if os.path.exists(p)), None
+    )
+
+
+def _mask_dirs() -> list[str]:
+    """Host directories the command must not read: home directories hold keys and caches."""
+    homes = {os.path.expanduser("~"), "/root", os.environ.get("HOME", "")}
+    return sorted(h for h in homes if h and h != "/" and os.path.isdir(h))
+
+
+def _keep_dirs() -> list[str]:
+    """What commands need even inside a masked directory (home, /tmp): the Python
+    installations they run and the package directories on our sys.path (a venv or user
+    site-packages under ~), bound back read-only."""
+    dirs = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+    dirs |= {os.path.realpath(p) for p in sys.path if p and os.path.isdir(p)}
+    hidden = [*_mask_dirs(), "/tmp", "/var/tmp", "/dev/shm"]
+    inside = sorted(d for d in dirs if any(Path(d).is_relative_to(m) for m in hidden))
+    # a directory inside another kept one comes with it
+    return [d for d in inside if not any(d != o and Path(d).is_relative_to(o) for o in inside)]
+
+
+def _confine_argv(workspace: Path, command: str) -> list[str]:
+    return [sys.executable, "-I", "-S", _CONFINE, os.path.realpath(workspace), _TMPFS_SIZE,
+            _shell(), command, *(f"mask:{d}" for d in _mask_dirs()),
+            *(f"keep:{d}" for d in _keep_dirs())]
+
+
+@functools.lru_cache(maxsize=1)
+def _filesystem_probe() -> tuple[tuple[str, ...], str]:
+    """(unshare flags, description) for the private read-only mount namespace, or ((), why)."""
+    unshare = _unshare()
+    if unshare is None:
+        return (), "none: unshare not found"
+    import tempfile
+
+    reasons = []
+    # --pid with its own /proc: the command cannot see (or read the environment of) any
+    # process but its own; when the namespace's first process dies, all of them die.
+    pid_ns = ("--pid", "--fork", "--kill-child", "--mount-proc")
+    for flags in (("--mount", *pid_ns), ("--mount", "--map-root-user", *pid_ns), ("--mount",),
+                  ("--mount", "--map-root-user")):
+        label = "unshare " + " ".join(flags)
+        with tempfile.TemporaryDirectory(prefix="edgeagent-probe-") as tmp:
+            ws = Path(tmp, "ws")
+            ws.mkdir()
+            outside = Path(tmp, "outside")
+            check = (f"echo in > inside && echo out > {outside} && "
+                     "! (echo x > /.edgeagent-probe) 2>/dev/null && "
+                     "! umount /tmp 2>/dev/null && echo confined")
+            try:
+                done = subprocess.run(
+                    [unshare, *flags, *_confine_argv(ws, check)], cwd=ws,
+                    stdin=subprocess.DEVNULL, capture_output=True, timeout=_PROBE_TIMEOUT_S,
+                    env={"PATH": "/usr/local/bin:/usr/bin:/bin", "LC_ALL": "C"},
+                )
+            except (OSError, subprocess.SubprocessError) as exc:
+                reasons.append(f"{label}: {exc}")
+                continue
+            out = done.stdout.decode("utf-8", "replace")
+            if done.returncode != 0 or "confined" not in out:
+                err = (done.stderr or done.stdout).decode("utf-8", "replace").strip().splitlines()
+                reasons.append(f"{label}: {err[-1] if err else f'exit code {done.returncode}'}")
+                continue
+            if outside.exists() or not (ws / "inside").exists():
+                reasons.append(f"{label}: writes were not confined to the workspace")
+                continue
+        what = "read-only except the workspace; private /tmp and home; no CAP_SYS_ADMIN"
+        if "--pid" in flags:
+            what += "; own pid namespace"
+        return flags, f"{label}: {what}"
+    return (), "none: " + "; ".join(reasons)
+
+
+@functools.lru_cache(maxsize=1)
+def _pids_cgroup_probe() -> tuple[str | None, str]:
+    """(parent directory for per-command pids cgroups, description)."""
+    reasons = []
+    for root in _CGROUP_ROOTS:
+        # a real cgroup directory has cgroup.procs (a tmpfs holding v1 hierarchies does not)
+        if not os.path.exists(os.path.join(root, "cgroup.procs")):
+            continue
+        probe = os.path.join(root, f"edgeagent-probe-{os.getpid()}")
+        try:
+            os.mkdir(probe)
+            try:
+                # O_WRONLY without O_CREAT: only the controller's own file will do
+                fd = os.open(os.path.join(probe, "pids.max"), os.O_WRONLY)
+                try:
+                    os.write(fd, b"16")
+                finally:
+                    os.close(fd)
+            finally:
+                os.rmdir(probe)
+        except OSError as exc:
+            reasons.append(f"{root}: {exc.strerror or exc}")
+            continue
+        _remove_stale_cgroups(root)
+        return root, f"pids cgroup under {root}"
+    return None, "none: " + ("; ".join(reasons) or "no pids cgroup controller found")
+
+
+def _remove_stale_cgroups(root: str) -> None:
+    """Empty cgroups left by an edgeagent that was killed before it could remove them."""
+    try:
+        names = [n for n in os.listdir(root) if n.startswith("edgeagent-")]
+    except OSError:
+        return
+    for name in names:
+        try:
+            owner = int(name.split("-")[1])
+        except (IndexError, ValueError):
+            continue
+        if owner != os.getpid() and not psutil.pid_exists(owner):
+            try:
+                os.rmdir(os.path.join(root, name))  # fails, harmlessly, if not empty
+            except OSError:
+                pass
+
+
+class _PidsCgroup:
+    """One command's pids cgroup: caps the process count and lists every process to kill."""
+
+    def __init__(self, root: str, max_processes: int) -> None:
+        self.path = os.path.join(root, f"edgeagent-{os.getpid()}-{next(_cgroup_seq)}")
+        os.mkdir(self.path)
+        with open(os.path.join(self.path, "pids.max"), "w") as f:
+            f.write(str(max_processes))
+        self.procs_fd = os.open(os.path.join(self.path, "cgroup.procs"), os.O_WRONLY)
+
+    def pids(self) -> list[int]:
+        try:
+            with open(os.path.join(self.path, "cgroup.procs")) as f:
+                return [int(line) for line in f if line.strip()]
+        except OSError:
+            return []
+
+    def kill_all(self) -> None:
+        # A fork bomb forks while it is killed: repeat until the group is empty.
+        deadline = time.monotonic() + 2.0
+        while time.monotonic() < deadline:
+            pids = self.pids()
+            if not pids:
+                break
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            time.sleep(0.01)
+
+    def remove(self) -> None:
+        os.close(self.procs_fd)
+        deadline = time.monotonic() + 1.0
+        while True:  # killed processes leave the cgroup once reaped
+            try:
+                os.rmdir(self.path)
+                return
+            except OSError:
+                if time.monotonic() > deadline:
+                    return  # left behind empty-ish; harmless, and the name is never reused
+                time.sleep(0.01)
+
+
+def _open_cgroup(limits: ProcessLimits) -> _PidsCgroup | None:
+    root = _pids_cgroup_probe()[0]
+    if root is None:
+        return None
+    try:
+        return _PidsCgroup(root, limits.max_processes)
+    except OSError:
+        return None
+
+
 def isolation_report() -> dict[str, Any]:
     """Which isolation run_command actually applies on this machine (probed once, cached)."""
     names = [name for name, _, _ in _rlimit_table(ProcessLimits())]
@@ -195,6 +403,8 @@ def isolation_report() -> dict[str, Any]:
         "stdin": "/dev/null",
         "shell": _shell(),
         "network": _network_probe()[1],
+        "filesystem": _filesystem_probe()[1],
+        "pids": _pids_cgroup_probe()[1],
     }
     if "RLIMIT_NPROC" in names and os.geteuid() == 0:
         report["rlimits_note"] = "RLIMIT_NPROC is set but not enforced: running as root"
@@ -280,27 +490,46 @@ def _drain(fd: int, capture: _Capture) -> None:
                 capture.add(chunk)
 
 
+def _command_argv(command: str, cwd: Path, limits: ProcessLimits) -> list[str]:
+    net_flags = () if limits.network else _network_probe()[0][1:]
+    fs_flags = _filesystem_probe()[0]
+    flags = tuple(dict.fromkeys((*fs_flags, *net_flags)))
+    unshare = _unshare()
+    if not flags or unshare is None:
+        return [_shell(), "-c", command]
+    if fs_flags:
+        return [unshare, *flags, *_confine_argv(cwd, command)]
+    return [unshare, *flags, _shell(), "-c", command]
+
+
 def run_command(command: str, cwd: Path, limits: ProcessLimits) -> CommandResult:
     """Run `bash -c command` in cwd; the whole session is killed when it ends or times out.
 
     Background children left behind by a command that exited are killed too: nothing the
     agent starts outlives its command.
     """
-    prefix: tuple[str, ...] = () if limits.network else _network_probe()[0]
-    argv = [*prefix, _shell(), "-c", command]
+    argv = _command_argv(command, cwd, limits)
     capture = _Capture(limits.output_cap_bytes)
+    cgroup = _open_cgroup(limits)
     start = time.monotonic()
-    proc = subprocess.Popen(
-        argv,
-        cwd=cwd,
-        env=scrubbed_env(cwd),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-        preexec_fn=functools.partial(_apply_rlimits, _rlimit_table(limits)),
-        close_fds=True,
-    )
+    try:
+        proc = subprocess.Popen(
+            argv,
+            cwd=cwd,
+            env=scrubbed_env(cwd),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            preexec_fn=functools.partial(
+                _apply_rlimits, _rlimit_table(limits), cgroup.procs_fd if cgroup else None
+            ),
+            close_fds=True,
+        )
+    except BaseException:
+        if cgroup is not None:
+            cgroup.remove()
+        raise
     assert proc.stdout is not None
     fd = proc.stdout.fileno()
     timed_out = True
@@ -308,11 +537,15 @@ def run_command(command: str, cwd: Path, limits: ProcessLimits) -> CommandResult
         timed_out = _pump(fd, proc.pid, capture, start + limits.timeout_s)
     finally:
         _kill_session(proc.pid)
+        if cgroup is not None:
+            cgroup.kill_all()
         try:
             _drain(fd, capture)
         finally:
             proc.stdout.close()
             proc.wait()
+            if cgroup is not None:
+                cgroup.remove()
     wall_ms = (time.monotonic() - start) * 1000.0
     code = proc.returncode
     exit_code = None if timed_out else (128 - code if code < 0 else code)

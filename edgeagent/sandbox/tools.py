@@ -272,6 +272,12 @@ class Toolbox:
             raise ToolFailed(f"{path} is a directory, not a file; use list_dir")
         if want in ("file", "edit") and not real.is_file():
             raise ToolFailed(f"{path} is not a regular file")
+        if want in ("file", "edit") and os.stat(real).st_nlink > 1:
+            # its other name may be outside the workspace: reading or editing it would too
+            raise ToolFailed(
+                f"{path} has {os.stat(real).st_nlink} hard links and may share its content with "
+                "a file outside the workspace; copy it (cp) and use the copy"
+            )
         if want in ("file", "edit") and _is_binary(real):
             raise ToolFailed(f"{path} is a binary file and cannot be shown or edited")
         return real
@@ -416,6 +422,8 @@ class Toolbox:
                 f"content is {len(data)} bytes; the limit is {self.limits.file_size_bytes}"
             )
         existed = real.exists()
+        if existed and real.is_file() and os.stat(real).st_nlink > 1:
+            real.unlink()  # a new file, not a write through a hard link that may lead outside
         real.parent.mkdir(parents=True, exist_ok=True)
         real.write_bytes(data)
         lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import random
 import string
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -47,7 +48,18 @@ tool_calls = st.fixed_dictionaries({
 })
 
 
+_CASES = {"parsed": 0, "dispatched": 0}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _count_cases(reliability) -> Iterator[None]:
+    yield
+    reliability("fuzz", cases=_CASES["parsed"] + _CASES["dispatched"],
+                parser_cases=_CASES["parsed"], dispatcher_cases=_CASES["dispatched"])
+
+
 def _check_parse(text: str) -> Action | FormatError:
+    _CASES["parsed"] += 1
     result = parse_action(text, TOOL_SPECS)
     assert isinstance(result, Action | FormatError)
     if isinstance(result, Action):
@@ -134,6 +146,7 @@ def toolbox(tmp_path_factory: pytest.TempPathFactory) -> Toolbox:
 def test_dispatcher_returns_a_result_for_any_arguments(
     toolbox: Toolbox, name: object, args: object
 ) -> None:
+    _CASES["dispatched"] += 1
     result = toolbox.call(name, args)  # type: ignore[arg-type]
     assert isinstance(result, ToolResult) and isinstance(result.output, str)
     outside = toolbox.workspace.root.parent.parent / "outside.txt"

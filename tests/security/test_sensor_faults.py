@@ -36,7 +36,7 @@ class HangingSource:
         return 5.0
 
 
-def test_a_hanging_sensor_stalls_the_meter_not_the_caller() -> None:
+def test_a_hanging_sensor_stalls_the_meter_not_the_caller(reliability) -> None:
     source = HangingSource()
     sampler = Sampler(0.02, [source]).start()
     try:
@@ -49,11 +49,12 @@ def test_a_hanging_sensor_stalls_the_meter_not_the_caller() -> None:
         t0 = time.monotonic()
         sampler.stop()  # gives up on the stuck thread instead of hanging with it
         assert time.monotonic() - t0 < 7.0
+        reliability("faults", injected=1, survived=1)  # a sensor read that never returns
     finally:
         source.release.set()
 
 
-def test_sensor_swapped_for_a_fifo_reads_as_a_gap(tmp_path: Path) -> None:
+def test_sensor_swapped_for_a_fifo_reads_as_a_gap(tmp_path: Path, reliability) -> None:
     root = tmp_path / "sbc"
     shutil.copytree(FIXTURES / "hwmon" / "sbc", root, symlinks=True)
     root = root.resolve()
@@ -73,9 +74,10 @@ def test_sensor_swapped_for_a_fifo_reads_as_a_gap(tmp_path: Path) -> None:
     assert ina.read_watts() == WATTS  # and the sensor is read again once it is back
     path.unlink()
     assert ina.read_watts() is None  # gone
+    reliability("faults", injected=3, survived=3)  # FIFO, garbage, vanished file
 
 
-def test_sampler_keeps_sampling_through_gaps(tmp_path: Path) -> None:
+def test_sampler_keeps_sampling_through_gaps(tmp_path: Path, reliability) -> None:
     root = tmp_path / "sbc"
     shutil.copytree(FIXTURES / "hwmon" / "sbc", root, symlinks=True)
     root = root.resolve()
@@ -93,3 +95,4 @@ def test_sampler_keeps_sampling_through_gaps(tmp_path: Path) -> None:
     assert WATTS in values and None in values
     first_gap = values.index(None)
     assert WATTS in values[first_gap:]  # readings resumed after the gap
+    reliability("faults", injected=1, survived=1)  # sensor vanishing mid-run

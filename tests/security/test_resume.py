@@ -1,0 +1,239 @@
+"""Crash-safe resume: `edgeagent run` on the tiny model is SIGKILLed at random points, over and
+over; after every kill the store must be readable with no committed step lost, and
+`edgeagent run --resume` must finish the run with exactly one record per step."""
+
+from __future__ import annotations
+
+import json
+import random
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from edgeagent.errors import StoreError
+from edgeagent.results.store import open_run_db
+
+EDGEAGENT = Path(sys.executable).with_name("edgeagent")
+KILLS = 15
+BUDGET_S = 45.0
+RUN_ARGS = ("--max-steps", "6", "--max-new-tokens", "16", "--n-ctx", "2048", "--threads", "1")
+
+
+def _committed(run_dir: Path) -> set[tuple[str, int, int]] | None:
+    """The committed steps, or None before the run has its row (nothing to resume yet)."""
+    if not (run_dir / "run.db").exists():
+        return None
+    try:
+        db = open_run_db(run_dir)  # read-write: replays a WAL the kill left behind
+    except StoreError:
+        return None  # killed before the schema was written
+    try:
+        if db.execute("SELECT count(*) FROM runs").fetchone()[0] == 0:
+            return None
+        steps = {(r[0], r[1], r[2]) for r in db.execute(
+            "SELECT task_id, attempt, step FROM steps")}
+    except sqlite3.Error:
+        return None  # killed while the schema was being created
+    finally:
+        db.close()
+    by_attempt: dict[tuple[str, int], list[int]] = {}
+    for task, attempt, step in steps:
+        by_attempt.setdefault((task, attempt), []).append(step)
+    for numbers in by_attempt.values():  # every attempt's steps are 0..n-1, no gap
+        assert sorted(numbers) == list(range(len(numbers)))
+    return steps
+
+
+def _trajectory_steps(run_dir: Path, final: bool) -> list[tuple[str, int, int]]:
+    seen = []
+    for path in sorted((run_dir / "trajectories").glob("*.jsonl")):
+        lines = path.read_bytes().split(b"\n")
+        if not final and lines[-1]:
+            lines = lines[:-1]  # a line cut short by the kill; resume drops it
+        for line in lines:
+            if line:
+                rec = json.loads(line)
+                if rec["type"] == "step":
+                    seen.append((rec["task_id"], rec["attempt"], rec["step"]))
+    return seen
+
+
+def _new_run_dir(out: Path, known: set[Path]) -> Path | None:
+    fresh = [p for p in out.glob("*") if p.is_dir() and p not in known]
+    return fresh[0] if fresh else None
+
+
+def test_sigkill_at_random_points_then_resume(
+    tiny_model_path: Path, tmp_path: Path, reliability
+) -> None:
+    config = tmp_path / "long.yaml"
+    config.write_text("max_format_errors: 1000\n")
+    out = tmp_path / "runs"
+    new_run = [str(EDGEAGENT), "run", "--config", str(config), "--model", str(tiny_model_path),
+               "--suite", "smoke", "--out", str(out), *RUN_ARGS]
+    rng = random.Random(20261130)
+    known: set[Path] = set()
+    committed: dict[Path, set] = {}  # run dir -> every step ever seen committed
+    current: Path | None = None
+    kills = lost = superseded_total = 0
+    start = time.monotonic()
+    while kills < KILLS and time.monotonic() - start < BUDGET_S:
+        argv = new_run if current is None else [
+            str(EDGEAGENT), "run", "--resume", str(current), "--threads", "1"]
+        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                cwd=tmp_path)
+        try:
+            proc.wait(timeout=rng.uniform(0.5, 5.0))
+            finished = True
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            finished = False
+            kills += 1
+        stderr = proc.stderr.read().decode() if proc.stderr else ""
+        proc.stderr and proc.stderr.close()
+        if finished:
+            assert proc.returncode == 0, stderr
+        if current is None:
+            current = _new_run_dir(out, known)
+            if current is None:
+                continue  # killed before the run directory existed
+            known.add(current)
+        steps = _committed(current)
+        if steps is None:
+            current = None  # killed before the run was recorded: nothing to resume
+            continue
+        before = committed.setdefault(current, set())
+        lost += len(before - steps)
+        before |= steps
+        _trajectory_steps(current, final=False)  # every complete line parses
+        if finished:
+            current = None  # complete: the next kills hit a fresh run
+
+    # finish every interrupted run, then check it end to end
+    for run_dir, seen in committed.items():
+        done = subprocess.run([str(EDGEAGENT), "run", "--resume", str(run_dir), "--threads",
+                               "1"], capture_output=True, text=True, cwd=tmp_path, timeout=60)
+        assert done.returncode == 0, done.stderr
+        steps = _committed(run_dir)
+        assert steps is not None
+        lost += len(seen - steps)
+        db = open_run_db(run_dir)
+        try:
+            assert db.execute("SELECT status FROM runs").fetchone()[0] == "complete"
+            tasks = db.execute("SELECT task_id, attempt, steps, termination FROM tasks").fetchall()
+            superseded = {(r[0], r[1]) for r in db.execute(
+                "SELECT task_id, attempt FROM superseded")}
+        finally:
+            db.close()
+        final = [t for t in tasks if t["termination"] != "interrupted"]
+        assert sorted(t["task_id"] for t in final) == ["fix-add", "fix-shout", "fix-sum-to"]
+        for t in final:  # the kept attempt has exactly its steps, numbered 0..n-1
+            mine = sorted(s for (task, att, s) in steps if (task, att) == (t[0], t[1]))
+            assert mine == list(range(t["steps"]))
+        for task, att, _ in steps:  # every other attempt is listed as superseded
+            assert (task, att) in {(t[0], t[1]) for t in final} or (task, att) in superseded
+        superseded_total += len(superseded)
+        lines = _trajectory_steps(run_dir, final=True)
+        assert len(lines) == len(set(lines)), "a step was written twice"
+        assert set(lines) <= steps
+    assert kills >= 5, f"only {kills} kill points in {BUDGET_S} s"
+    assert lost == 0
+    reliability("resume", kill_points=kills, runs=len(committed), steps_lost=lost,
+                attempts_superseded=superseded_total,
+                steps_committed=sum(len(s) for s in committed.values()))
+
+
+class _ListingEngine:
+    """Scripted: list_dir, list_dir, submit, for every task."""
+
+    n_ctx = 8192
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def provenance(self) -> dict:
+        return {"engine": "scripted"}
+
+    def count_tokens(self, text: str) -> int:
+        return len(text) // 4
+
+    def truncate_to_tokens(self, text: str, max_tokens: int) -> str:
+        return text[: max_tokens * 4]
+
+    def generate(self, messages, *, max_tokens, grammar=None, max_context_tokens=None):
+        from edgeagent.engine.base import Generation
+
+        self.calls += 1
+        last_user = sum(1 for m in messages if m.role == "assistant")
+        name = "submit" if last_user >= 2 else "list_dir"
+        t = time.monotonic_ns()
+        return Generation(json.dumps({"name": name, "arguments": {}}), (), "stop", 300, 290,
+                          10, 5, t, t, t, t, (t,))
+
+
+def test_ctrl_c_then_resume_keeps_one_record_per_task(
+    tiny_model_path: Path, tmp_path: Path, reliability
+) -> None:
+    from edgeagent.config import load_config
+    from edgeagent.results.report import render_report
+    from edgeagent.runner import execute_run
+
+    config = load_config(None, {"model": str(tiny_model_path), "out": str(tmp_path / "runs")})
+    engine = _ListingEngine()
+    # Ctrl-C arrives during the second task's first step
+    first = execute_run(config, engine_factory=lambda p, c: engine, progress=False,
+                        stop_requested=lambda: engine.calls >= 5)
+    assert first.status == "interrupted"
+    before = _committed(first.run_dir)
+    engine2 = _ListingEngine()
+    second = execute_run(config, engine_factory=lambda p, c: engine2, progress=False,
+                         resume_dir=first.run_dir)
+    assert second.status == "complete" and second.run_dir == first.run_dir
+    after = _committed(first.run_dir)
+    assert before is not None and after is not None and before <= after
+    db = open_run_db(first.run_dir)
+    try:
+        superseded = db.execute("SELECT task_id, attempt, steps FROM superseded").fetchall()
+        kept = db.execute("SELECT task_id, attempt FROM tasks WHERE termination != "
+                          "'interrupted' ORDER BY task_id").fetchall()
+    finally:
+        db.close()
+    assert [tuple(r) for r in superseded] == [("fix-shout", 0, 2)]
+    assert [tuple(r) for r in kept] == [("fix-add", 0), ("fix-shout", 1), ("fix-sum-to", 0)]
+    report = render_report(first.run_dir)
+    assert "interrupted" not in report and "[complete]" in report
+    reliability("resume", interrupt_resumes=1, steps_lost=len(before - after))
+
+
+def test_resume_refuses_a_bad_run_dir_or_changed_settings(
+    tmp_path: Path, tiny_model_path: Path, reliability
+) -> None:
+    from edgeagent import cli
+
+    (tmp_path / "empty").mkdir()
+    cases = [
+        (["run", "--resume", str(tmp_path / "missing")], "config.yaml"),
+        (["run", "--resume", str(tmp_path / "empty")], "config.yaml"),
+    ]
+    run_dir = tmp_path / "r"
+    run_dir.mkdir()
+    (run_dir / "config.yaml").write_text(f"model: {tiny_model_path}\n")
+    cases += [
+        (["run", "--resume", str(run_dir), "--max-steps", "3"], "--max-steps"),
+        (["run", "--resume", str(run_dir)], "run.db"),
+    ]
+    import contextlib
+    import io
+
+    for argv, needle in cases:
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            code = cli.main(argv)
+        reliability("bad_input", tried=1)
+        text = err.getvalue()
+        assert code == 2 and "Traceback" not in text and needle in text, (argv, text)
+        assert len(text.strip().splitlines()) == 1
+        reliability("bad_input", clear_error=1)
