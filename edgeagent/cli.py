@@ -71,6 +71,9 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--baseline-s", type=float, metavar="SECONDS",
                    help="measure idle power this long before the first task, for net energy")
     p.add_argument("--json", action="store_true", help="print JSON events instead of lines")
+    from .engine.speculative import add_spec_arguments
+
+    add_spec_arguments(p)
     p.set_defaults(func=_cmd_run)
 
 
@@ -84,7 +87,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         for key in ("model", "suite", "tasks", "out", "max_steps", "max_context_tokens",
                     "max_new_tokens", "wall_s", "n_ctx", "threads", "gpu_layers", "seed",
                     "grammar", "power_root", "power_estimate_tdp", "sample_interval_s",
-                    "baseline_s")
+                    "baseline_s", "spec", "spec_ngram", "spec_max_draft")
     }
     config = load_config(args.config, overrides)
     printer = JsonPrinter() if args.json else ConsolePrinter()

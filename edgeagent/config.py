@@ -42,6 +42,10 @@ class RunConfig:
     power_root: str = "/"  # where sysfs is read: a copied or fixture tree for tests
     power_estimate_tdp: float | None = None  # watts: allows a labelled CPU x TDP estimate
     baseline_s: float = 0.0  # idle power measured this long before the first task (0: none)
+    # speculative decoding (greedy only): off | prompt-lookup | draft:MODEL
+    spec: str = "off"
+    spec_ngram: int = 3
+    spec_max_draft: int = 8
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -53,7 +57,7 @@ _FIELDS = {f.name: f for f in dataclasses.fields(RunConfig)}
 _DEFAULT_STEPS = 20
 _MINIMUMS: dict[str, float] = {
     "max_steps": 1, "n_ctx": 512, "max_new_tokens": 1, "observation_tokens": 64,
-    "sample_interval_s": 0.005, "power_estimate_tdp": 0.1,
+    "sample_interval_s": 0.005, "power_estimate_tdp": 0.1, "spec_ngram": 1, "spec_max_draft": 1,
 }
 DEFAULT_WALL_S = 600.0
 DEFAULT_COMMAND_TIMEOUT_S = 60.0
@@ -141,10 +145,28 @@ def load_config(path: Path | None = None, overrides: dict[str, Any] | None = Non
                 known = ", ".join(_FIELDS)
                 raise ConfigError(f"{where}: unknown key '{key}' (known keys: {known})")
             values[key] = _coerce(key, value, where)
+    origin: dict[str, str] = {}
+    if path is not None:
+        origin = {key: f"{path}:{lines.get(key, '?')}" for key in values}
     for key, value in (overrides or {}).items():
         if value is not None:
-            values[key] = _coerce(key, value, f"--{key.replace('_', '-')}")
-    return RunConfig(**values)
+            origin[key] = f"--{key.replace('_', '-')}"
+            values[key] = _coerce(key, value, origin[key])
+    config = RunConfig(**values)
+    _check_spec(config, origin.get("spec", "spec"))
+    return config
+
+
+def _check_spec(config: RunConfig, where: str) -> None:
+    from .engine.speculative import parse_spec
+
+    parse_spec(config.spec, ngram=config.spec_ngram, max_draft=config.spec_max_draft,
+               where=where)
+    if config.spec != "off" and config.temperature != 0:
+        raise ConfigError(
+            f"{where}: key 'spec' needs greedy decoding (drafts are verified against the "
+            f"argmax), but temperature is {config.temperature}; set spec: off or temperature: 0"
+        )
 
 
 def effective_max_steps(config: RunConfig, task_limit: int | None) -> int:

@@ -1,0 +1,244 @@
+"""Speculative decoding on the tiny model: greedy-exact output, KV state after rollback,
+consistent counters, and the --spec settings."""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from edgeagent.agent.actions import action_grammar
+from edgeagent.config import load_config
+from edgeagent.engine.base import Generation, Message
+from edgeagent.engine.llamacpp import LlamaCppEngine
+from edgeagent.engine.speculative import (
+    DraftModel,
+    PromptLookup,
+    Speculator,
+    parse_spec,
+)
+from edgeagent.errors import ConfigError
+from edgeagent.sandbox.tools import TOOL_SPECS
+
+NO_ARG_SPECS = [s for s in TOOL_SPECS if s.name in ("run_tests", "submit")]
+SMALL_GBNF = 'root ::= "{" [a-z_ "]{1,30} "}"'
+SYSTEM = "You are a coding agent."
+# prompts that repeat spans (prompt lookup finds matches) and ones that do not
+PROMPTS = [
+    "Fix calc.py: " + "def add(a, b):\n    return a - b\n" * 3,
+    "read_file path read_file path read_file path",
+    "the the the the the the the the",
+    "no repetition here: xyzzy 42",
+    '{"name": "run_tests", "arguments": {}} ' * 2,
+    "import self import self return null true false",
+    "x" * 120,
+    "assistant user system " * 4,
+]
+
+
+def _load_tool():
+    tool = Path(__file__).resolve().parents[1] / "tools" / "make_tiny_model.py"
+    spec = importlib.util.spec_from_file_location("make_tiny_model_spec", tool)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def engine(tiny_model_path: Path) -> Iterator[LlamaCppEngine]:
+    eng = LlamaCppEngine(tiny_model_path, n_ctx=2048, n_threads=1)
+    yield eng
+    eng.close()
+
+
+@pytest.fixture(scope="module")
+def other_draft_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Same tokenizer, different random weights: its drafts are mostly rejected."""
+    out = tmp_path_factory.mktemp("tiny_draft") / "tiny-other.gguf"
+    return _load_tool().write_tiny_model(out, seed=1)
+
+
+@pytest.fixture(scope="module")
+def speculators(
+    engine: LlamaCppEngine, tiny_model_path: Path, other_draft_path: Path
+) -> Iterator[dict[str, Speculator]]:
+    specs = {
+        "prompt-lookup": Speculator(PromptLookup(3), 8),
+        "prompt-lookup-n1": Speculator(PromptLookup(1), 4),
+        "draft-self": Speculator(DraftModel(tiny_model_path, engine), 6),
+        "draft-other": Speculator(DraftModel(other_draft_path, engine), 4),
+    }
+    yield specs
+    for s in specs.values():
+        s.close()
+
+
+def _gen(engine: LlamaCppEngine, spec: Speculator | None, messages: list[Message],
+         max_tokens: int, grammar: str | None = None, fresh: bool = True) -> Generation:
+    engine.speculator = spec
+    try:
+        if fresh:
+            engine.llm.reset()
+        return engine.generate(messages, max_tokens=max_tokens, grammar=grammar)
+    finally:
+        engine.speculator = None
+
+
+def _assert_counters(gen: Generation) -> None:
+    drafted, accepted = gen.spec_drafted, gen.spec_accepted
+    assert drafted is not None and accepted is not None
+    assert 0 <= accepted <= drafted
+    passes = gen.extra["spec_target_passes"]
+    # each pass evaluates the pending token and its drafts and yields the accepted drafts
+    # plus the target's own next token; a turn that ends on an accepted draft token has
+    # no such next token
+    assert passes in (gen.decoded_tokens - 1 - accepted, gen.decoded_tokens - accepted)
+    if drafted:
+        assert gen.extra["spec_acceptance"] == pytest.approx(accepted / drafted)
+    else:
+        assert gen.extra["spec_acceptance"] is None
+    assert len(gen.token_times_ns) == gen.decoded_tokens
+
+
+@pytest.mark.parametrize(
+    "grammar",
+    [None, SMALL_GBNF, action_grammar(NO_ARG_SPECS)],
+    ids=["free", "small-grammar", "action-grammar"],
+)
+def test_speculative_output_equals_plain_greedy(
+    engine: LlamaCppEngine, speculators: dict[str, Speculator], grammar: str | None
+) -> None:
+    totals = {name: [0, 0] for name in speculators}
+    for prompt in PROMPTS:
+        messages = [Message("system", SYSTEM), Message("user", prompt)]
+        max_tokens = 40 if grammar is None else 64
+        plain = _gen(engine, None, messages, max_tokens, grammar)
+        assert plain.spec_drafted is None
+        for name, spec in speculators.items():
+            gen = _gen(engine, spec, messages, max_tokens, grammar)
+            assert gen.tokens == plain.tokens, (name, prompt)
+            assert gen.text == plain.text
+            assert gen.finish_reason == plain.finish_reason
+            assert gen.decoded_tokens == plain.decoded_tokens
+            assert (gen.context_tokens, gen.reused_tokens) == (
+                plain.context_tokens, plain.reused_tokens)
+            _assert_counters(gen)
+            totals[name][0] += gen.spec_drafted or 0
+            totals[name][1] += gen.spec_accepted or 0
+    # the draft model that is the target itself is always right without a grammar (it
+    # drafts unconstrained); the other one mostly not
+    drafted, accepted = totals["draft-self"]
+    assert drafted > 0 and (accepted == drafted or grammar is not None)
+    drafted, accepted = totals["draft-other"]
+    assert drafted > 0 and accepted < drafted / 2
+    # prompt lookup on a random model: both accepted and rejected drafts occur
+    drafted, accepted = totals["prompt-lookup-n1"]
+    assert 0 < accepted < drafted
+
+
+@pytest.mark.parametrize("name", ["prompt-lookup-n1", "draft-other", "draft-self"])
+@pytest.mark.parametrize("grammar", [None, SMALL_GBNF], ids=["free", "grammar"])
+def test_cache_after_rollback_serves_the_next_turn_like_a_fresh_one(
+    engine: LlamaCppEngine, speculators: dict[str, Speculator], name: str, grammar: str | None
+) -> None:
+    """Turn 1 with speculation (drafts rejected and rolled back), then turn 2 reusing the
+    cache, with and without speculation, equals turn 2 from an empty cache."""
+    spec = speculators[name]
+    messages = [Message("system", SYSTEM), Message("user", PROMPTS[0])]
+    first = _gen(engine, spec, messages, 24, grammar)
+    plain_first = _gen(engine, None, messages, 24, grammar)
+    assert first.tokens == plain_first.tokens
+    if name == "draft-other":
+        assert first.spec_accepted is not None and first.spec_drafted is not None
+        assert first.spec_accepted < first.spec_drafted  # something was rolled back
+    evaluated = len(first.tokens) - (1 if first.finish_reason == "length" else 0)
+    messages2 = messages + [
+        Message("assistant", first.text, tokens=first.tokens),
+        Message("user", "Result of run_tests:\nFAILED (failures=1) " + PROMPTS[1]),
+    ]
+    for follow_spec in (None, spec):
+        _gen(engine, spec, messages, 24, grammar)  # leaves the rolled-back cache
+        prompt1 = engine.prompt_tokens(messages)
+        assert engine.llm._input_ids.tolist() == prompt1 + list(first.tokens[:evaluated])
+        cached = _gen(engine, follow_spec, messages2, 24, grammar, fresh=False)
+        fresh = _gen(engine, None, messages2, 24, grammar, fresh=True)
+        assert cached.tokens == fresh.tokens
+        assert cached.reused_tokens >= len(prompt1) + evaluated - 1
+
+
+def test_identical_prompt_after_speculation_replays_the_last_token(
+    engine: LlamaCppEngine, speculators: dict[str, Speculator]
+) -> None:
+    messages = [Message("system", SYSTEM), Message("user", PROMPTS[2])]
+    spec = speculators["draft-other"]
+    first = _gen(engine, spec, messages, 12)
+    again = _gen(engine, spec, messages, 12, fresh=False)
+    assert again.tokens == first.tokens
+    assert again.reused_tokens == again.context_tokens - 1
+
+
+def test_provenance_names_the_proposer(tiny_model_path: Path) -> None:
+    eng = LlamaCppEngine(tiny_model_path, n_ctx=512, n_threads=1,
+                         spec=parse_spec("prompt-lookup", ngram=2, max_draft=5))
+    try:
+        prov = eng.provenance()["speculative"]
+        assert prov["proposer"] == "prompt-lookup"
+        assert prov["ngram"] == 2 and prov["max_draft"] == 5
+        gen = eng.generate([Message("user", PROMPTS[1])], max_tokens=8)
+        assert gen.spec_drafted is not None
+    finally:
+        eng.close()
+    plain = LlamaCppEngine(tiny_model_path, n_ctx=512, n_threads=1)
+    try:
+        assert plain.provenance()["speculative"] is None
+    finally:
+        plain.close()
+
+
+def test_draft_model_with_another_tokenizer_is_refused(
+    engine: LlamaCppEngine, tmp_path: Path
+) -> None:
+    tool = _load_tool()
+    words = tool._WORDS
+    try:
+        tool._WORDS = words[:-3]  # a smaller vocabulary
+        path = tool.write_tiny_model(tmp_path / "other-vocab.gguf", seed=0)
+    finally:
+        tool._WORDS = words
+    with pytest.raises(ConfigError, match="tokenizer"):
+        DraftModel(path, engine)
+
+
+# ------------------------------------------------------------------------ settings
+
+
+def test_parse_spec_accepts_the_three_forms() -> None:
+    assert not parse_spec("off").enabled
+    pl = parse_spec("prompt-lookup", ngram=4, max_draft=6)
+    assert (pl.mode, pl.ngram, pl.max_draft) == ("prompt-lookup", 4, 6)
+    dm = parse_spec("draft:/models/small.gguf")
+    assert (dm.mode, dm.draft_model, dm.label()) == (
+        "draft", "/models/small.gguf", "draft:/models/small.gguf")
+
+
+@pytest.mark.parametrize("value", ["on", "draft:", "lookup", ""])
+def test_parse_spec_rejects_other_values(value: str) -> None:
+    with pytest.raises(ConfigError, match="'spec'"):
+        parse_spec(value)
+
+
+def test_config_keys_are_checked(tmp_path: Path) -> None:
+    cfg = load_config(None, {"spec": "prompt-lookup", "spec_ngram": 2, "spec_max_draft": 4})
+    assert (cfg.spec, cfg.spec_ngram, cfg.spec_max_draft) == ("prompt-lookup", 2, 4)
+    path = tmp_path / "run.yaml"
+    path.write_text("spec: sometimes\n")
+    with pytest.raises(ConfigError, match=r"run\.yaml:1.*'spec'"):
+        load_config(path)
+    path.write_text("spec: prompt-lookup\nspec_max_draft: 0\n")
+    with pytest.raises(ConfigError, match="spec_max_draft"):
+        load_config(path)
+    with pytest.raises(ConfigError, match="'spec'.*temperature"):
+        load_config(None, {"spec": "prompt-lookup", "temperature": 0.7})
