@@ -74,6 +74,8 @@ class StepRecord:
     cpu_percent: float | None = None
     rss_bytes: int | None = None
     max_temp_c: float | None = None
+    # speculative decoding: target forward passes of the decode phase (None: spec off)
+    spec_target_passes: int | None = None
 
     @property
     def step_ms(self) -> float:

@@ -242,3 +242,65 @@ def test_config_keys_are_checked(tmp_path: Path) -> None:
         load_config(path)
     with pytest.raises(ConfigError, match="'spec'.*temperature"):
         load_config(None, {"spec": "prompt-lookup", "temperature": 0.7})
+
+
+# ------------------------------------------------------------------------ through the CLI
+
+
+def _cli_run(tiny_model_path: Path, out_dir: Path, *extra: str) -> tuple[int, Path, str]:
+    import contextlib
+    import io
+
+    from edgeagent import cli
+
+    stdout = io.StringIO()
+    with contextlib.redirect_stdout(stdout):
+        code = cli.main([
+            "run", "--model", str(tiny_model_path), "--suite", "smoke", "--task", "fix-add",
+            "--out", str(out_dir), "--max-steps", "2", "--max-new-tokens", "24",
+            "--n-ctx", "2048", "--threads", "1", *extra,
+        ])  # fmt: skip
+    (run_dir,) = list(out_dir.iterdir())
+    return code, run_dir, stdout.getvalue()
+
+
+def test_run_with_spec_records_the_same_steps_and_the_counters(
+    tiny_model_path: Path, tmp_path: Path
+) -> None:
+    from edgeagent.results.report import render_report
+    from edgeagent.results.store import open_run_db
+
+    def steps(run_dir: Path) -> list:
+        db = open_run_db(run_dir)
+        try:
+            return db.execute("SELECT * FROM steps ORDER BY step").fetchall()
+        finally:
+            db.close()
+
+    code, plain_dir, _ = _cli_run(tiny_model_path, tmp_path / "plain")
+    assert code == 0
+    code, spec_dir, _ = _cli_run(tiny_model_path, tmp_path / "spec", "--spec", "prompt-lookup",
+                                 "--spec-ngram", "1", "--spec-max-draft", "4")
+    assert code == 0
+    plain, spec = steps(plain_dir), steps(spec_dir)
+    assert [s["raw_output"] for s in spec] == [s["raw_output"] for s in plain]
+    assert all(s["spec_drafted"] is None and s["spec_target_passes"] is None for s in plain)
+    for s in spec:
+        assert 0 <= s["spec_accepted"] <= s["spec_drafted"]
+        assert s["spec_target_passes"] in (
+            s["decoded_tokens"] - 1 - s["spec_accepted"], s["decoded_tokens"] - s["spec_accepted"])
+    report = render_report(spec_dir)
+    drafted = sum(s["spec_drafted"] for s in spec)
+    assert f"speculative decoding (prompt-lookup): {drafted} drafted" in report
+    assert "speculative decoding" not in render_report(plain_dir)
+
+
+def test_cli_names_a_bad_spec_value(tiny_model_path: Path, tmp_path: Path,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    from edgeagent import cli
+
+    code = cli.main(["run", "--model", str(tiny_model_path), "--out", str(tmp_path),
+                     "--spec", "fast"])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "--spec" in err and "prompt-lookup" in err

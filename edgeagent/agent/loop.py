@@ -163,4 +163,5 @@ def _step_record(
         observation_tokens=observation_tokens,
         observation_truncated=truncated,
         per_token_ms=per_token,
+        spec_target_passes=gen.extra.get("spec_target_passes"),
     )

@@ -75,12 +75,14 @@ class _TokenLog:
         self.times: list[int] = []
         self.finish = "length"
         self.perf_prefill: tuple[float, float] | None = None
+        self.cpu_first_ns: int | None = None  # process CPU time at the first token
 
     def add(self, token: int) -> bool:
         """Record one sampled token; False when decoding must stop."""
         self.times.append(time.monotonic_ns())
         if self.perf_prefill is None:
             self.perf_prefill = self._perf_now()
+            self.cpu_first_ns = time.process_time_ns()
         if self._is_eog(token):
             self.finish = "stop"
             return False
@@ -317,6 +319,10 @@ class LlamaCppEngine:
         )
         text = llm.detokenize(out).decode(errors="replace")
         spec_drafted, spec_accepted = extra.pop("_spec_counts", (None, None))
+        if log.cpu_first_ns is not None:
+            # CPU time of this process while decoding: unlike wall time, it barely moves
+            # when other processes compete for the cores (with one llama.cpp thread)
+            extra["decode_cpu_ms"] = (time.process_time_ns() - log.cpu_first_ns) / 1e6
         return Generation(
             text=text,
             tokens=tuple(out),
