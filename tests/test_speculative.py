@@ -66,10 +66,13 @@ def speculators(
     engine: LlamaCppEngine, tiny_model_path: Path, other_draft_path: Path
 ) -> Iterator[dict[str, Speculator]]:
     specs = {
-        "prompt-lookup": Speculator(PromptLookup(3), 8),
-        "prompt-lookup-n1": Speculator(PromptLookup(1), 4),
-        "draft-self": Speculator(DraftModel(tiny_model_path, engine), 6),
-        "draft-other": Speculator(DraftModel(other_draft_path, engine), 4),
+        # every draft verified, so that acceptance and rollback happen on every prompt
+        "prompt-lookup": Speculator(PromptLookup(3), 8, adaptive=False),
+        "prompt-lookup-n1": Speculator(PromptLookup(1), 4, adaptive=False),
+        "draft-self": Speculator(DraftModel(tiny_model_path, engine), 6, adaptive=False),
+        "draft-other": Speculator(DraftModel(other_draft_path, engine), 4, adaptive=False),
+        # the draft length chosen from measured costs (whatever it chooses, same output)
+        "prompt-lookup-adaptive": Speculator(PromptLookup(3), 8),
     }
     yield specs
     for s in specs.values():
@@ -304,3 +307,43 @@ def test_cli_names_a_bad_spec_value(tiny_model_path: Path, tmp_path: Path,
     assert code == 2
     err = capsys.readouterr().err
     assert "--spec" in err and "prompt-lookup" in err
+
+
+# ------------------------------------------------------------------------ draft length
+
+
+def _trained(costs: dict[int, float], key: str, accepted: int, drafted: int,
+             times: int = 20) -> Speculator:
+    spec = Speculator(PromptLookup(3), 8)
+    for size, seconds in costs.items():
+        spec.record_pass(size, seconds)
+    for _ in range(times):
+        spec.record(key, drafted, accepted)
+    return spec
+
+
+def test_drafting_is_skipped_where_a_batch_costs_its_tokens_one_by_one() -> None:
+    linear = {b: 0.03 * b for b in range(1, 10)}
+    spec = _trained(linear, "3-gram", accepted=7, drafted=8)
+    assert spec.acceptance("3-gram") > 0.8
+    assert spec.choose_length(8, "3-gram") == 0
+
+
+def test_drafts_are_verified_in_full_where_a_batch_costs_little_more() -> None:
+    cheap = {b: 0.03 * (1 + 0.05 * (b - 1)) for b in range(1, 10)}
+    good = _trained(cheap, "3-gram", accepted=8, drafted=8)
+    assert good.choose_length(8, "3-gram") == 8
+    # rarely right: a short draft or none, and after enough idle passes one token explores
+    bad = _trained(cheap, "1-gram", accepted=0, drafted=2)
+    assert bad.choose_length(8, "1-gram") <= 1
+    assert bad.choose_length(0, "1-gram") == 0
+
+
+def test_an_unmeasured_speculator_tries_a_short_draft_first() -> None:
+    spec = Speculator(PromptLookup(3), 8)
+    assert spec.cost(3) is None
+    assert spec.choose_length(8, "3-gram") == 2
+    spec.record_pass(1, 0.03)
+    spec.record_pass(3, 0.04)
+    assert spec.cost(2) == pytest.approx(0.035)
+    assert spec.cost(9) == pytest.approx(0.04)  # beyond the measured: the largest measured

@@ -17,10 +17,10 @@ Two proposers:
   the longest prefix it shares with the target's context, so each call evaluates only what is
   new (the same prefix reuse the target gets).
 
-The draft length adapts: it doubles after a fully accepted draft and drops to one more than
-what was accepted otherwise; after a draft of which nothing was kept, prompt lookup waits a
-few tokens before it proposes again, so free text that happens to repeat short n-grams costs
-little.
+How much of a draft is verified is chosen per pass from the measured cost of a target pass
+per batch size and the acceptance rate so far (`Speculator`), so that drafting is skipped
+where it does not pay: free text, or a machine where a batch costs as much as its tokens
+one by one.
 """
 
 from __future__ import annotations
@@ -95,6 +95,12 @@ def add_spec_arguments(parser: Any) -> None:
 
 class Proposer(Protocol):
     name: str
+    # what kind of guess the last proposal was (prompt lookup: the n-gram length matched);
+    # acceptance is tracked per kind, since a 3-gram match is right far more often than a 1-gram
+    last_key: str
+    # cheap: proposing costs nothing next to a target pass, so the length is chosen after
+    # seeing the draft; otherwise (a draft model) it is chosen before drafting
+    cheap: bool
 
     def begin(self, context: Sequence[int]) -> None:
         """A new generation starts from this context (the prompt)."""
@@ -102,9 +108,6 @@ class Proposer(Protocol):
     def propose(self, context: Sequence[int], max_draft: int) -> list[int]:
         """Up to max_draft tokens that may follow context (which only grew since begin)."""
         ...
-
-    def record(self, drafted: int, accepted: int) -> None:
-        """How the last proposal fared."""
 
     def provenance(self) -> dict[str, Any]: ...
 
@@ -119,18 +122,17 @@ class PromptLookup:
     """
 
     name = "prompt-lookup"
+    cheap = True
 
-    def __init__(self, ngram: int = 3, cooldown: int = 4) -> None:
+    def __init__(self, ngram: int = 3) -> None:
         self.ngram = ngram
-        self.cooldown = cooldown
         self._index: list[dict[tuple[int, ...], int]] = []
         self._ctx: list[int] = []
-        self._wait = 0
+        self.last_key = ""
 
     def begin(self, context: Sequence[int]) -> None:
         self._index = [{} for _ in range(self.ngram + 1)]
         self._ctx = []
-        self._wait = 0
         self._extend(context)
 
     def _extend(self, tokens: Sequence[int]) -> None:
@@ -147,22 +149,17 @@ class PromptLookup:
     def propose(self, context: Sequence[int], max_draft: int) -> list[int]:
         if len(context) > len(self._ctx):
             self._extend(context[len(self._ctx) :])
-        if self._wait > 0:
-            self._wait -= 1
-            return []
         ctx = self._ctx
         for n in range(min(self.ngram, len(ctx)), 0, -1):
             start = self._index[n].get(tuple(ctx[len(ctx) - n :]))
             if start is not None:
+                self.last_key = f"{n}-gram"
                 return ctx[start : start + max_draft]
+        self.last_key = ""
         return []
 
-    def record(self, drafted: int, accepted: int) -> None:
-        if drafted and not accepted:
-            self._wait = self.cooldown
-
     def provenance(self) -> dict[str, Any]:
-        return {"proposer": self.name, "ngram": self.ngram, "cooldown_tokens": self.cooldown}
+        return {"proposer": self.name, "ngram": self.ngram}
 
     def close(self) -> None:
         pass
@@ -172,6 +169,7 @@ class DraftModel:
     """Greedy drafts from a second, smaller GGUF that shares the target's tokenizer."""
 
     name = "draft"
+    cheap = False
 
     def __init__(self, path: Path, target: LlamaCppEngine) -> None:
         import llama_cpp
@@ -195,6 +193,7 @@ class DraftModel:
         self._vocab = self.llm._model.vocab
         self._n_vocab = self.llm.n_vocab()
         self._known = 0  # context[:known] is in the draft's cache
+        self.last_key = "draft"
 
     def begin(self, context: Sequence[int]) -> None:
         cache = self.llm._input_ids
@@ -233,9 +232,6 @@ class DraftModel:
                 return out
             llm.eval([token])
 
-    def record(self, drafted: int, accepted: int) -> None:
-        pass
-
     def provenance(self) -> dict[str, Any]:
         return {"proposer": self.name, "draft_model_path": str(self.path),
                 "draft_model_name": self.llm.metadata.get("general.name")}
@@ -264,28 +260,100 @@ def _check_same_tokenizer(draft: Any, target: Any, path: Path) -> None:
 
 
 class Speculator:
-    """A proposer, the adaptive draft length, and the counters of one generation."""
+    """A proposer and the choice of how much of its draft to verify.
 
-    def __init__(self, proposer: Proposer, max_draft: int) -> None:
+    Verifying k drafted tokens costs one target pass over k + 1 tokens. Where decoding is
+    bound by memory bandwidth that pass costs little more than a single token; where it is
+    bound by compute (one CPU thread) it costs about k + 1 single tokens, and drafting only
+    loses. So the draft length is chosen each pass to maximise expected tokens per second:
+    with acceptance probability a per drafted token (geometric model, tracked per kind of
+    guess) a pass over k drafts yields (1 - a^(k+1)) / (1 - a) tokens, and its cost c(k+1)
+    is measured online (moving average per batch size; unmeasured sizes are interpolated,
+    and assumed cheap until measured so that every size gets tried). Zero drafts (a plain
+    single-token pass) wins unless drafting is expected to pay by a margin, which keeps text
+    with few repeats at the plain speed. Every `explore_every` passes a kind of guess that
+    was turned off gets one short draft, so a change in acceptance is noticed.
+    """
+
+    def __init__(self, proposer: Proposer, max_draft: int, *, adaptive: bool = True,
+                 margin: float = 0.05, prior_acceptance: float = 0.6,
+                 explore_every: int = 32) -> None:
         self.proposer = proposer
         self.max_draft = max_draft
-        self._length = max_draft
+        self.adaptive = adaptive  # False: verify every drafted token (tests)
+        self.margin = margin
+        self.prior_acceptance = prior_acceptance
+        self.explore_every = explore_every
+        self._cost: dict[int, float] = {}  # batch size -> moving average seconds
+        self._hits: dict[str, list[float]] = {}  # kind -> [accepted, rejections] (decayed)
+        self._idle: dict[str, int] = {}  # kind -> passes since it was last drafted
 
-    def draft_length(self, budget: int) -> int:
-        return max(0, min(self._length, budget))
+    # -- estimates ----------------------------------------------------------------------
+    def acceptance(self, key: str) -> float:
+        hits = self._hits.get(key)
+        if hits is None:
+            return self.prior_acceptance
+        ok, bad = hits
+        return (ok + 1) / (ok + bad + 2) if bad else min(0.97, (ok + 1) / (ok + 2))
 
-    def record(self, drafted: int, accepted: int) -> None:
-        self.proposer.record(drafted, accepted)
+    def cost(self, size: int) -> float | None:
+        known = sorted(self._cost)
+        if not known:
+            return None
+        if size in self._cost:
+            return self._cost[size]
+        lower = [b for b in known if b < size]
+        upper = [b for b in known if b > size]
+        if lower and upper:
+            b0, b1 = lower[-1], upper[0]
+            c0, c1 = self._cost[b0], self._cost[b1]
+            return c0 + (c1 - c0) * (size - b0) / (b1 - b0)
+        # beyond what was measured: assume it costs no more than the nearest measured size
+        return self._cost[lower[-1] if lower else upper[0]]
+
+    def choose_length(self, available: int, key: str) -> int:
+        """How many of `available` drafted tokens to verify (0: a plain pass)."""
+        if available <= 0:
+            return 0
+        if not self.adaptive:
+            return available
+        idle = self._idle.get(key, 0)
+        c1 = self.cost(1)
+        if c1 is None:
+            return min(available, 2)  # first pass: measure something
+        a = self.acceptance(key)
+        best_k, best = 0, (1.0 / c1) * (1 + self.margin)
+        for k in range(1, available + 1):
+            ck = self.cost(k + 1)
+            assert ck is not None
+            tokens = (1 - a ** (k + 1)) / (1 - a)
+            if ck > 0 and tokens / ck > best:
+                best_k, best = k, tokens / ck
+        if best_k == 0 and idle >= self.explore_every:
+            best_k = 1
+        return best_k
+
+    # -- feedback -----------------------------------------------------------------------
+    def record_pass(self, size: int, seconds: float) -> None:
+        old = self._cost.get(size)
+        self._cost[size] = seconds if old is None else 0.8 * old + 0.2 * seconds
+
+    def record(self, key: str, drafted: int, accepted: int) -> None:
+        for k in self._idle:
+            self._idle[k] += 1
         if not drafted:
+            self._idle.setdefault(key, 0)
             return
-        if accepted == drafted:
-            self._length = min(self.max_draft, self._length * 2)
-        else:
-            self._length = max(1, min(self.max_draft, accepted + 1))
+        self._idle[key] = 0
+        hits = self._hits.setdefault(key, [0.0, 0.0])
+        hits[0] = 0.95 * hits[0] + accepted
+        hits[1] = 0.95 * hits[1] + (1 if accepted < drafted else 0)
 
     def provenance(self) -> dict[str, Any]:
         return {**self.proposer.provenance(), "max_draft": self.max_draft,
-                "adaptive_draft_length": True}
+                "draft_length": "chosen per pass from measured pass cost and acceptance"
+                if self.adaptive else "every drafted token verified",
+                "margin": self.margin}
 
     def close(self) -> None:
         self.proposer.close()
@@ -442,12 +510,18 @@ def decode_speculative(
             chooser.accept(token)
             context.append(token)
             # a draft token that would be the last of the budget is never evaluated anyway
-            k = spec.draft_length(min(max_batch, max_tokens - len(log.out) - 1))
+            k = min(spec.max_draft, max_batch, max_tokens - len(log.out) - 1)
             t0 = time.monotonic_ns()
+            if not spec.proposer.cheap:
+                k = spec.choose_length(k, spec.proposer.last_key)
             draft = spec.proposer.propose(context, k)[:k] if k > 0 else []
-            propose_ns += time.monotonic_ns() - t0
+            key = spec.proposer.last_key
+            draft = draft[: spec.choose_length(len(draft), key)]
+            t1 = time.monotonic_ns()
+            propose_ns += t1 - t0
             n_past = llm.n_tokens
             _eval_with_logits(llm, [token, *draft])
+            spec.record_pass(1 + len(draft), (time.monotonic_ns() - t1) / 1e9)
             passes += 1
             kept = 0
             stop = False
@@ -464,11 +538,11 @@ def decode_speculative(
                 context.append(d)
             else:
                 nxt = chooser.choose(lc.llama_get_logits_ith(ctx, len(draft)))
+            spec.record(key, len(draft), kept)
             if draft:
                 drafted += len(draft)
                 accepted += kept
                 steps.append((len(draft), kept))
-                spec.record(len(draft), kept)
             # keep the pending token and the accepted drafts; a draft that ended the turn
             # is, like the plain loop's last token, not left in the cache
             keep = n_past + 1 + kept - (1 if stop else 0)
