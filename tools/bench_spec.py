@@ -173,6 +173,7 @@ def describe(gen: Generation) -> dict[str, Any]:
         "target_passes": gen.extra.get("spec_target_passes", gen.decoded_tokens - 1),
         "propose_ms": round(gen.extra["spec_propose_ms"], 1)
         if "spec_propose_ms" in gen.extra else None,
+        "reevaluated": gen.extra.get("spec_reevaluated"),
     }
 
 
@@ -188,6 +189,8 @@ def main() -> int:
     ap.add_argument("--spec-ngram", type=int, default=3)
     ap.add_argument("--spec-max-draft", type=int, default=8)
     ap.add_argument("--only", choices=["edit", "free"], help="run one workload only")
+    ap.add_argument("--fixed", action="store_true",
+                    help="also run prompt lookup verifying every draft (no cost model)")
     args = ap.parse_args()
 
     model = resolve_model(args.model, progress=False)
@@ -196,6 +199,9 @@ def main() -> int:
         "off": None,
         "prompt-lookup": Speculator(PromptLookup(args.spec_ngram), args.spec_max_draft),
     }
+    if args.fixed:
+        modes["prompt-lookup-fixed"] = Speculator(
+            PromptLookup(args.spec_ngram), args.spec_max_draft, adaptive=False)
     draft_note = None
     if args.draft:
         draft = resolve_model(args.draft, progress=False)

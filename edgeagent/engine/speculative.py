@@ -41,6 +41,11 @@ if TYPE_CHECKING:
     from .llamacpp import LlamaCppEngine, _TokenLog
 
 SPEC_MODES = ("off", "prompt-lookup", "draft:MODEL")
+# llama.cpp's CPU kernels for a batch of >= 2 tokens give logits up to ~0.3 apart from a
+# one-token pass over the same cache (measured on Qwen2.5-Coder-0.5B Q4_K_M). Where the best
+# token of a verified position leads the runner-up by less than this, the batch's choice is
+# not trusted: that position is decided by a one-token pass, as plain decoding would.
+MARGIN_GUARD = 1.0
 
 
 @dataclass(frozen=True)
@@ -277,8 +282,9 @@ class Speculator:
 
     def __init__(self, proposer: Proposer, max_draft: int, *, adaptive: bool = True,
                  margin: float = 0.05, prior_acceptance: float = 0.6,
-                 explore_every: int = 32) -> None:
+                 explore_every: int = 32, margin_guard: float = MARGIN_GUARD) -> None:
         self.proposer = proposer
+        self.margin_guard = margin_guard
         self.max_draft = max_draft
         self.adaptive = adaptive  # False: verify every drafted token (tests)
         self.margin = margin
@@ -353,7 +359,7 @@ class Speculator:
         return {**self.proposer.provenance(), "max_draft": self.max_draft,
                 "draft_length": "chosen per pass from measured pass cost and acceptance"
                 if self.adaptive else "every drafted token verified",
-                "margin": self.margin}
+                "margin": self.margin, "margin_guard_logits": self.margin_guard}
 
     def close(self) -> None:
         self.proposer.close()
@@ -384,6 +390,7 @@ class _GreedyChooser:
         self._lc = lc
         self._n_vocab = engine._n_vocab
         self.smpl = None
+        self._filtered = False
         self.checks = self.rejections = 0
         self.grammar_ns = 0
         if gbnf is None:
@@ -407,6 +414,7 @@ class _GreedyChooser:
             raise EngineError("llama.cpp returned no logits for a verified position")
         logits = np.ctypeslib.as_array(ptr, shape=(self._n_vocab,))
         token = int(np.argmax(logits))
+        self._filtered = False
         if self.smpl is None:
             return token
         lc = self._lc
@@ -420,6 +428,7 @@ class _GreedyChooser:
         lc.llama_sampler_apply(self.smpl, self._single_ref)
         if one[0].logit == -np.inf:
             self.rejections += 1
+            self._filtered = True
             view = self._view["logit"]
             view[:] = logits
             full = self._full
@@ -433,6 +442,18 @@ class _GreedyChooser:
                 raise EngineError("the grammar allows no token at this point")
         self.grammar_ns += time.monotonic_ns() - t0
         return token
+
+    def margin(self, ptr: Any) -> float:
+        """Top-1 minus top-2 logit among the tokens the grammar allows at this position
+        (after `choose` on the same row: a rejected argmax left the filtered row in the
+        candidate buffer; an accepted one is compared with the raw runner-up, which can
+        only understate the margin)."""
+        if self._filtered:
+            row = self._view["logit"]
+        else:
+            row = np.ctypeslib.as_array(ptr, shape=(self._n_vocab,))
+        top2 = np.partition(row, -2)[-2:]
+        return float(top2[1] - top2[0])
 
     def accept(self, token: int) -> None:
         if self.smpl is not None:
@@ -486,7 +507,8 @@ def decode_speculative(
     ctx = llm._ctx.ctx
     log = engine._token_log(max_tokens)
     chooser = _GreedyChooser(engine, gbnf)
-    drafted = accepted = passes = 0
+    drafted = accepted = passes = reevaluated = 0
+    guard = spec.margin_guard
     propose_ns = 0
     steps: list[tuple[int, int]] = []
     max_batch = max(1, llm.n_batch - 1)
@@ -506,13 +528,18 @@ def decode_speculative(
         spec.proposer.begin(context)
         propose_ns += time.monotonic_ns() - t0
         token = chooser.choose(lc.llama_get_logits_ith(ctx, -1))
-        while log.add(token):
-            chooser.accept(token)
-            context.append(token)
+        logged = False  # the pending token was already logged (a re-evaluation)
+        single = False  # the next pass evaluates the pending token alone
+        while logged or log.add(token):
+            if not logged:
+                chooser.accept(token)
+                context.append(token)
+            logged = False
             # a draft token that would be the last of the budget is never evaluated anyway
-            k = min(spec.max_draft, max_batch, max_tokens - len(log.out) - 1)
+            k = 0 if single else min(spec.max_draft, max_batch, max_tokens - len(log.out) - 1)
+            single = False
             t0 = time.monotonic_ns()
-            if not spec.proposer.cheap:
+            if k > 0 and not spec.proposer.cheap:
                 k = spec.choose_length(k, spec.proposer.last_key)
             draft = spec.proposer.propose(context, k)[:k] if k > 0 else []
             key = spec.proposer.last_key
@@ -520,36 +547,44 @@ def decode_speculative(
             t1 = time.monotonic_ns()
             propose_ns += t1 - t0
             n_past = llm.n_tokens
-            _eval_with_logits(llm, [token, *draft])
-            spec.record_pass(1 + len(draft), (time.monotonic_ns() - t1) / 1e9)
+            batch = [token, *draft]
+            _eval_with_logits(llm, batch)
+            spec.record_pass(len(batch), (time.monotonic_ns() - t1) / 1e9)
             passes += 1
             kept = 0
-            stop = False
+            stop = unsure = False
             nxt = -1
-            for i, d in enumerate(draft):
-                nxt = chooser.choose(lc.llama_get_logits_ith(ctx, i))
-                if nxt != d:
+            for i in range(len(batch)):
+                ptr = lc.llama_get_logits_ith(ctx, i)
+                nxt = chooser.choose(ptr)
+                if draft and guard and chooser.margin(ptr) < guard:
+                    unsure = True  # decide this position from a one-token pass instead
+                    break
+                if i == len(draft) or nxt != draft[i]:
                     break
                 kept += 1
-                if not log.add(d):
+                if not log.add(draft[i]):
                     stop = True
                     break
-                chooser.accept(d)
-                context.append(d)
-            else:
-                nxt = chooser.choose(lc.llama_get_logits_ith(ctx, len(draft)))
+                chooser.accept(draft[i])
+                context.append(draft[i])
             spec.record(key, len(draft), kept)
             if draft:
                 drafted += len(draft)
                 accepted += kept
                 steps.append((len(draft), kept))
             # keep the pending token and the accepted drafts; a draft that ended the turn
-            # is, like the plain loop's last token, not left in the cache
-            keep = n_past + 1 + kept - (1 if stop else 0)
+            # is, like the plain loop's last token, not left in the cache; an unsure
+            # position's token is taken out and evaluated again alone
+            keep = n_past + 1 + kept - (1 if stop or unsure else 0)
             if keep < llm.n_tokens:
                 _rollback(llm, keep)
             if stop:
                 break
+            if unsure:
+                reevaluated += 1
+                token, logged, single = batch[kept], True, True
+                continue
             token = nxt
     except (RuntimeError, ValueError, OSError) as exc:
         raise EngineError(f"llama.cpp failed while generating: {exc}") from exc
@@ -561,6 +596,7 @@ def decode_speculative(
         spec_propose_ms=propose_ns / 1e6,
         spec_acceptance=accepted / drafted if drafted else None,
         spec_drafts=len(steps),
+        spec_reevaluated=reevaluated,
         _spec_counts=(drafted, accepted),
     )
     if gbnf is not None:
