@@ -151,7 +151,7 @@ def decode_tok_s(gen: Generation) -> float | None:
 
 
 def decode_tok_cpu_s(gen: Generation) -> float | None:
-    cpu_ms = gen.extra.get("decode_cpu_ms")
+    cpu_ms = gen.decode_cpu_ms
     if gen.decoded_tokens < 2 or not cpu_ms:
         return None
     return (gen.decoded_tokens - 1) / (cpu_ms / 1000)

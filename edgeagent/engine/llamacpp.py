@@ -319,10 +319,9 @@ class LlamaCppEngine:
         )
         text = llm.detokenize(out).decode(errors="replace")
         spec_drafted, spec_accepted = extra.pop("_spec_counts", (None, None))
-        if log.cpu_first_ns is not None:
-            # CPU time of this process while decoding: unlike wall time, it barely moves
-            # when other processes compete for the cores (with one llama.cpp thread)
-            extra["decode_cpu_ms"] = (time.process_time_ns() - log.cpu_first_ns) / 1e6
+        decode_cpu_ms = (
+            (time.process_time_ns() - log.cpu_first_ns) / 1e6 if log.cpu_first_ns else None
+        )
         return Generation(
             text=text,
             tokens=tuple(out),
@@ -342,6 +341,7 @@ class LlamaCppEngine:
             spec_drafted=spec_drafted,
             spec_accepted=spec_accepted,
             extra=extra,
+            decode_cpu_ms=decode_cpu_ms,
         )
 
     def _perf_prefill(self) -> tuple[float, float]:
