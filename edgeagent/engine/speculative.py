@@ -282,7 +282,7 @@ class Speculator:
 
     def __init__(self, proposer: Proposer, max_draft: int, *, adaptive: bool = True,
                  margin: float = 0.05, prior_acceptance: float = 0.6,
-                 explore_every: int = 32, margin_guard: float = MARGIN_GUARD) -> None:
+                 explore_every: int = 128, margin_guard: float = MARGIN_GUARD) -> None:
         self.proposer = proposer
         self.margin_guard = margin_guard
         self.max_draft = max_draft
