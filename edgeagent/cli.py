@@ -90,6 +90,9 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--resume", type=Path, metavar="RUN_DIR",
                    help="continue an interrupted run: finished tasks are kept, unfinished "
                         "ones restart as a new attempt")
+    from .engine.speculative import add_spec_arguments
+
+    add_spec_arguments(p)
     p.set_defaults(func=_cmd_run)
 
 
@@ -103,7 +106,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         for key in ("model", "suite", "tasks", "out", "max_steps", "max_context_tokens",
                     "max_new_tokens", "wall_s", "n_ctx", "threads", "gpu_layers", "seed",
                     "grammar", "power_root", "power_estimate_tdp", "sample_interval_s",
-                    "baseline_s", "retrieval")
+                    "baseline_s", "retrieval", "spec", "spec_ngram", "spec_max_draft")
     }
     resume_dir = args.resume
     if resume_dir is not None:

@@ -46,6 +46,10 @@ class RunConfig:
     retrieval: bool = False
     retrieval_model: str = "all-minilm-l6-v2-int8"
     retrieval_threads: int | None = None  # onnxruntime intra-op threads; None: `threads`
+    # speculative decoding (greedy only): off | prompt-lookup | draft:MODEL
+    spec: str = "off"
+    spec_ngram: int = 3
+    spec_max_draft: int = 8
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -57,7 +61,7 @@ _FIELDS = {f.name: f for f in dataclasses.fields(RunConfig)}
 _DEFAULT_STEPS = 20
 _MINIMUMS: dict[str, float] = {
     "max_steps": 1, "n_ctx": 512, "max_new_tokens": 1, "observation_tokens": 64,
-    "sample_interval_s": 0.005, "power_estimate_tdp": 0.1,
+    "sample_interval_s": 0.005, "power_estimate_tdp": 0.1, "spec_ngram": 1, "spec_max_draft": 1,
 }
 DEFAULT_WALL_S = 600.0
 DEFAULT_COMMAND_TIMEOUT_S = 60.0
@@ -159,12 +163,29 @@ def load_config(path: Path | None = None, overrides: dict[str, Any] | None = Non
                 known = ", ".join(_FIELDS)
                 raise ConfigError(f"{where}: unknown key '{key}' (known keys: {known})")
             values[key] = _coerce(key, value, where)
+    origin: dict[str, str] = {}
+    if path is not None:
+        origin = {key: f"{path}:{lines.get(key, '?')}" for key in values}
     for key, value in (overrides or {}).items():
         if value is not None:
-            values[key] = _coerce(key, value, f"--{key.replace('_', '-')}")
+            origin[key] = f"--{key.replace('_', '-')}"
+            values[key] = _coerce(key, value, origin[key])
     config = RunConfig(**values)
     _check_consistent(config, path)
+    _check_spec(config, origin.get("spec", "spec"))
     return config
+
+
+def _check_spec(config: RunConfig, where: str) -> None:
+    from .engine.speculative import parse_spec
+
+    parse_spec(config.spec, ngram=config.spec_ngram, max_draft=config.spec_max_draft,
+               where=where)
+    if config.spec != "off" and config.temperature != 0:
+        raise ConfigError(
+            f"{where}: key 'spec' needs greedy decoding (drafts are verified against the "
+            f"argmax), but temperature is {config.temperature}; set spec: off or temperature: 0"
+        )
 
 
 def _check_consistent(config: RunConfig, path: Path | None) -> None:

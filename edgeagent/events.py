@@ -86,6 +86,8 @@ class StepRecord:
     energy_retrieval: PhaseEnergy = field(
         default_factory=lambda: PhaseEnergy(None, null_reason="no retrieval in this step")
     )
+    # speculative decoding: target forward passes of the decode phase (None: spec off)
+    spec_target_passes: int | None = None
 
     @property
     def step_ms(self) -> float:

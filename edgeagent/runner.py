@@ -348,6 +348,7 @@ def _sample_interval(config: RunConfig, total: Total | None) -> float:
 
 def _llamacpp_engine(path: Path, config: RunConfig) -> Engine:
     from .engine.llamacpp import LlamaCppEngine
+    from .engine.speculative import parse_spec
 
     return LlamaCppEngine(
         path,
@@ -356,4 +357,5 @@ def _llamacpp_engine(path: Path, config: RunConfig) -> Engine:
         n_gpu_layers=config.gpu_layers,
         seed=config.seed,
         temperature=config.temperature,
+        spec=parse_spec(config.spec, ngram=config.spec_ngram, max_draft=config.spec_max_draft),
     )

@@ -174,4 +174,5 @@ def _step_record(
         retrieval_chunks=rc.chunks if rc else None,
         t_retrieval_start_ns=rc.t_start_ns if rc else None,
         t_retrieval_end_ns=rc.t_end_ns if rc else None,
+        spec_target_passes=gen.extra.get("spec_target_passes"),
     )

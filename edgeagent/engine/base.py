@@ -42,6 +42,9 @@ class Generation:
     spec_drafted: int | None = None
     spec_accepted: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    # this process's CPU time from the first token to the end (steadier than wall time when
+    # other processes compete for the cores and llama.cpp runs one thread)
+    decode_cpu_ms: float | None = None
 
     @property
     def render_ms(self) -> float:

@@ -30,6 +30,7 @@ import numpy as np
 from ..errors import ModelError
 from .base import ContextOverflow, EngineError, Generation, Message
 from .chat_template import CHATML_TEMPLATE, ChatTemplate
+from .speculative import SpecSettings, Speculator, build_speculator, decode_speculative
 
 # GGUF general.file_type -> quantisation name (llama.cpp's llama_ftype)
 _FILE_TYPES = {
@@ -74,12 +75,14 @@ class _TokenLog:
         self.times: list[int] = []
         self.finish = "length"
         self.perf_prefill: tuple[float, float] | None = None
+        self.cpu_first_ns: int | None = None  # process CPU time at the first token
 
     def add(self, token: int) -> bool:
         """Record one sampled token; False when decoding must stop."""
         self.times.append(time.monotonic_ns())
         if self.perf_prefill is None:
             self.perf_prefill = self._perf_now()
+            self.cpu_first_ns = time.process_time_ns()
         if self._is_eog(token):
             self.finish = "stop"
             return False
@@ -101,6 +104,7 @@ class LlamaCppEngine:
         temperature: float = 0.0,
         n_batch: int = 512,
         fast_grammar: bool = True,
+        spec: SpecSettings | None = None,
     ) -> None:
         try:
             import llama_cpp
@@ -157,6 +161,11 @@ class LlamaCppEngine:
         self._candidates_view: np.ndarray | None = None
         self._one_candidate: Any = None
         self._kv_bytes_per_token = self._kv_bytes_per_token_from_metadata()
+        # speculative decoding (greedy only: drafts are verified against the argmax)
+        self.spec_settings = spec or SpecSettings()
+        self.speculator: Speculator | None = None
+        if self.spec_settings.enabled and temperature == 0:
+            self.speculator = build_speculator(self.spec_settings, self)
 
     # -- provenance ---------------------------------------------------------------------
     def _token_text(self, token: int) -> str:
@@ -209,6 +218,7 @@ class LlamaCppEngine:
             if self.fast_grammar and self.temperature == 0
             else "full vocabulary",
             "kv_bytes_per_token": self._kv_bytes_per_token,
+            "speculative": self.speculator.provenance() if self.speculator else None,
             "chat_template": self.template_source,
             "load_ms": self.load_ms,
             "system_info": self.system_info,
@@ -290,7 +300,11 @@ class LlamaCppEngine:
         fast_grammar = bool(grammar) and self.fast_grammar and self.temperature == 0
         sampler_grammar = self._grammar(grammar) if grammar and not fast_grammar else None
         t_prefill = time.monotonic_ns()
-        if fast_grammar:
+        if self.speculator is not None:
+            reused, log = decode_speculative(
+                self, self.speculator, prompt, reused, grammar, max_tokens, extra
+            )
+        elif fast_grammar:
             assert grammar is not None
             reused, log = self._decode_greedy_grammar(prompt, reused, grammar, max_tokens, extra)
         else:
@@ -304,6 +318,10 @@ class LlamaCppEngine:
             perf.t_p_eval_ms + perf.t_eval_ms - perf_prefill[0] if perf_prefill else None
         )
         text = llm.detokenize(out).decode(errors="replace")
+        spec_drafted, spec_accepted = extra.pop("_spec_counts", (None, None))
+        decode_cpu_ms = (
+            (time.process_time_ns() - log.cpu_first_ns) / 1e6 if log.cpu_first_ns else None
+        )
         return Generation(
             text=text,
             tokens=tuple(out),
@@ -320,7 +338,10 @@ class LlamaCppEngine:
             engine_prefill_ms=engine_prefill_ms,
             engine_decode_ms=engine_decode_ms,
             kv_cache_bytes=(len(prompt) + len(out)) * self._kv_bytes_per_token,
+            spec_drafted=spec_drafted,
+            spec_accepted=spec_accepted,
             extra=extra,
+            decode_cpu_ms=decode_cpu_ms,
         )
 
     def _perf_prefill(self) -> tuple[float, float]:
@@ -463,5 +484,8 @@ class LlamaCppEngine:
         return reused, log
 
     def close(self) -> None:
+        with contextlib.suppress(Exception):
+            if self.speculator is not None:
+                self.speculator.close()
         with contextlib.suppress(Exception):
             self.llm.close()

@@ -51,6 +51,11 @@ def render_report(run_dir: Path) -> str:
             " sum(CASE WHEN format_error IS NOT NULL THEN 1 ELSE 0 END) AS fmt"
             f" FROM steps {kept} GROUP BY task_id"
         ).fetchall()
+        spec_row = db.execute(
+            "SELECT count(*) AS n, sum(spec_drafted) AS drafted, sum(spec_accepted) AS accepted,"
+            " sum(spec_target_passes) AS passes, sum(decoded_tokens) AS tokens"
+            " FROM steps WHERE spec_drafted IS NOT NULL"
+        ).fetchone()
     finally:
         db.close()
     lines: list[str] = []
@@ -122,6 +127,15 @@ def render_report(run_dir: Path) -> str:
         f"throughput: prefill {rate(total['pt'], total['prefill'])}, "
         f"decode {rate(total['dt'], total['decode'])} (wall time of whole phases)"
     )
+    if spec_row is not None and spec_row["n"]:
+        drafted, accepted = spec_row["drafted"] or 0, spec_row["accepted"] or 0
+        acceptance = f"{accepted / drafted:.0%}" if drafted else "-"
+        proposer = (model.get("speculative") or {}).get("proposer", "?")
+        lines.append(
+            f"speculative decoding ({proposer}): "
+            f"{drafted} drafted, {accepted} accepted ({acceptance}), "
+            f"{spec_row['passes']} target passes for {spec_row['tokens']} decoded tokens"
+        )
     fmt = sum(r["fmt"] for r in step_rows)
     lines.append(f"format errors: {fmt}")
     lines += _energy_lines(run, prov, tasks, phase_rows)
