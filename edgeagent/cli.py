@@ -71,6 +71,9 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--baseline-s", type=float, metavar="SECONDS",
                    help="measure idle power this long before the first task, for net energy")
     p.add_argument("--json", action="store_true", help="print JSON events instead of lines")
+    p.add_argument("--headless", action="store_true",
+                   help="print one line per step instead of opening the dashboard (the "
+                   "default when stdout is not a terminal)")
     p.set_defaults(func=_cmd_run)
 
 
@@ -87,6 +90,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
                     "baseline_s")
     }
     config = load_config(args.config, overrides)
+    from .tui.launch import run_in_tui, use_tui
+
+    if use_tui(headless=args.headless, json=args.json):
+        return run_in_tui(config)
     printer = JsonPrinter() if args.json else ConsolePrinter()
     stop = _StopFlag()
     stop.install()
@@ -279,13 +286,17 @@ def build_parser() -> argparse.ArgumentParser:
         "local GGUF model.",
     )
     parser.add_argument("--version", action="version", version=f"edgeagent {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="{run,report,models,tasks,sensors}")
+    sub = parser.add_subparsers(dest="command",
+                                metavar="{run,report,models,tasks,sensors,view}")
     sub.required = True
     _add_run(sub)
     _add_report(sub)
     _add_models(sub)
     _add_tasks(sub)
     _add_sensors(sub)
+    from .tui.launch import add_view_parser
+
+    add_view_parser(sub)
     return parser
 
 

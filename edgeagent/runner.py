@@ -148,7 +148,7 @@ def run_task(
     config: RunConfig,
     engine: Engine,
     sink: EventSink,
-    stop_requested: Callable[[], bool],
+    stop_requested: Callable[[], bool | str],
     collector: _StepCollector,
 ) -> TaskRecord:
     """`collector` must sit downstream of `sink`'s metering, so task totals see energies."""
@@ -174,7 +174,7 @@ def run_task(
         )
         if loop.termination == "engine_error":
             error = loop.detail
-        elif loop.termination != "interrupted":
+        elif loop.termination not in ("interrupted", "skipped"):
             # hidden tests are copied in only now, after submit or a limit
             graded = grade(task, ws, process_limits)
     record = _task_record(
@@ -227,7 +227,7 @@ def execute_run(
     config: RunConfig,
     *,
     sinks: Sequence[EventSink] = (),
-    stop_requested: Callable[[], bool] = lambda: False,
+    stop_requested: Callable[[], bool | str] = lambda: False,
     progress: bool = True,
     engine_factory: Callable[[Path, RunConfig], Any] | None = None,
 ) -> RunResult:

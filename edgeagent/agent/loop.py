@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..engine.base import ContextOverflow, Engine, EngineError, Generation, Message
-from ..events import EventSink, StepRecord, TaskStarted
+from ..events import EventSink, PhaseStarted, StepRecord, TaskStarted, TokenDelta
 from ..sandbox.tools import TOOL_SPECS, Toolbox, ToolResult
 from . import prompt
 from .actions import Action, FormatError, action_grammar, parse_action
@@ -31,7 +31,7 @@ class AgentLimits:
 @dataclass(frozen=True)
 class LoopResult:
     termination: str  # submitted | max_steps | context_overflow | wall_timeout | format_errors
-    #                   | engine_error | interrupted
+    #                   | engine_error | interrupted | skipped
     steps: int
     final_context_tokens: int
     detail: str | None = None
@@ -51,8 +51,10 @@ def run_agent(
     toolbox: Toolbox,
     sink: EventSink,
     limits: AgentLimits,
-    stop_requested: Callable[[], bool] = lambda: False,
+    stop_requested: Callable[[], bool | str] = lambda: False,
 ) -> LoopResult:
+    """`stop_requested` is asked before every step: True stops the task as interrupted; a
+    string stops it with that termination (a display's "skip" answers "skipped")."""
     system = prompt.system_prompt(TOOL_SPECS)
     user = prompt.task_prompt(title, issue, toolbox.repo_files())
     sink.emit(TaskStarted(task_id, attempt, title, system, user))
@@ -63,17 +65,20 @@ def run_agent(
     context = 0
     last_failed: Action | None = None
     for step in range(limits.max_steps):
-        if stop_requested():
-            return LoopResult("interrupted", step, context)
+        stop = stop_requested()
+        if stop:
+            return LoopResult(stop if isinstance(stop, str) else "interrupted", step, context)
         if limits.wall_s is not None and time.monotonic() - t0 > limits.wall_s:
             return LoopResult("wall_timeout", step, context, f"over {limits.wall_s:g} s")
         wall_start = time.time()
+        sink.emit(PhaseStarted(task_id, attempt, step, "prefill", time.monotonic_ns()))
         try:
             gen = engine.generate(
                 messages,
                 max_tokens=limits.max_new_tokens,
                 grammar=grammar,
                 max_context_tokens=limits.max_context_tokens,
+                on_token=_live_tokens(sink, task_id, attempt, step),
             )
         except ContextOverflow as exc:
             return LoopResult("context_overflow", step, exc.needed, str(exc))
@@ -82,6 +87,7 @@ def run_agent(
         context = gen.context_tokens + len(gen.tokens)
         parsed = parse_action(gen.text, TOOL_SPECS)
         t_tool_start = time.monotonic_ns()
+        sink.emit(PhaseStarted(task_id, attempt, step, "tool", t_tool_start))
         if isinstance(parsed, FormatError):
             consecutive_format_errors += 1
             result = _tool_result_for_format_error()
@@ -111,6 +117,22 @@ def run_agent(
                 f"{consecutive_format_errors} consecutive format errors",
             )
     return LoopResult("max_steps", limits.max_steps, context)
+
+
+def _live_tokens(
+    sink: EventSink, task_id: str, attempt: int, step: int
+) -> Callable[[str], None]:
+    """Live markers for displays: decode starts at the first token; each token's text."""
+    first = True
+
+    def on_token(text: str) -> None:
+        nonlocal first
+        if first:
+            first = False
+            sink.emit(PhaseStarted(task_id, attempt, step, "decode", time.monotonic_ns()))
+        sink.emit(TokenDelta(task_id, attempt, step, text))
+
+    return on_token
 
 
 def _step_record(
