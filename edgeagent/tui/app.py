@@ -8,6 +8,7 @@ costs one repaint. Keys act through RunControl at the next step boundary.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +26,8 @@ from .state import DashboardState
 from .widgets import RunHeader, StepPanel, TaskTable, charts_for
 
 CSS_PATH = Path(__file__).with_name("styles.tcss")
-TICK_S = 0.1  # at most ten repaints a second, however fast tokens arrive
+TICK_S = 0.1  # the step panel and clocks: at most ten repaints a second
+CHARTS_S = 0.5  # the charts: at most two a second, however fast steps end
 
 HELP = """\
 [b]edgeagent dashboard[/b]
@@ -97,6 +99,8 @@ class DashboardApp(App[Outcome]):
         self.outcome = Outcome()
         self._thread: threading.Thread | None = None
         self._done = False
+        self._drawn_revision = -1
+        self._drawn_at = self._table_at = 0.0
 
     # -- layout -------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -128,13 +132,25 @@ class DashboardApp(App[Outcome]):
         if finished and not self._done:
             self.state.feed(self.sink.drain())  # what arrived while the thread ended
             self._done = changed = True
-        if changed or self.state.phase is not None:
+            self._drawn_at = 0.0
+        if (self.state.revision != self._drawn_revision
+                and time.monotonic() - self._drawn_at >= CHARTS_S):
             self.refresh_widgets()
+        elif changed or self.state.phase is not None:
+            # only live markers or the clocks moved: the step panel every tick, the running
+            # task's wall time once a second (a table repaint costs more than the panel)
+            self.query_one(StepPanel).refresh()
+            self.query_one(RunHeader).refresh()
+            if time.monotonic() - self._table_at >= 1.0:
+                self._table_at = time.monotonic()
+                self.query_one(TaskTable).sync()
         if self._done and (self.exit_when_done or self.control.stop
                            or self.outcome.error is not None):
             self.exit(self.outcome)
 
     def refresh_widgets(self) -> None:
+        self._drawn_revision = self.state.revision
+        self._drawn_at = time.monotonic()
         self.query_one(TaskTable).sync()
         for widget in self.query("RunHeader, StepPanel, Chart"):
             widget.refresh()

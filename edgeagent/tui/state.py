@@ -101,6 +101,8 @@ class DashboardState:
         default_factory=lambda: deque(maxlen=MAX_POWER_POINTS))
     finished: RunFinished | None = None
     events_seen: int = 0
+    # bumped by every event but the live markers: the charts and the table need redrawing
+    revision: int = 0
     _last_counter: dict[str, tuple[int, float]] = field(default_factory=dict)
 
     # -- folding events -----------------------------------------------------------------
@@ -113,6 +115,8 @@ class DashboardState:
 
     def apply(self, event: Event) -> None:
         self.events_seen += 1
+        if not isinstance(event, (TokenDelta, PhaseStarted)):
+            self.revision += 1
         if isinstance(event, TokenDelta):
             if event.task_id == self.current_task and event.step == self.live_step:
                 self.live_text += event.text
