@@ -68,10 +68,16 @@ def _last_lines(text: str, n: int, width: int) -> str:
     return "\n".join(lines[-n:]) if lines else ""
 
 
-def _first_lines(text: str, n: int, width: int) -> str:
-    lines = [line[:width] for line in text.strip().splitlines() if line.strip()]
-    more = " …" if len(lines) > n else ""
-    return "\n".join(lines[:n]) + more if lines else ""
+def _observation_line(text: str, width: int) -> str:
+    """The observation's head ("Result of run:") with the first line of what follows."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    if not lines:
+        return ""
+    first = lines[0]
+    if first.endswith(":") and len(lines) > 1:
+        first = f"{first} {lines[1]}"
+    more = " …" if len(lines) > 2 or len(first) > width else ""
+    return first[:width] + more
 
 
 class RunHeader(Static):
@@ -160,7 +166,7 @@ class StepPanel(Static):
         text.append("action ▸ ", style="bold")
         text.append((_last_lines(action, 1, width) or "-") + "\n")
         text.append("obs    ▸ ", style="bold")
-        text.append((_first_lines(last.observation, 1, width) if last else "-") + "\n")
+        text.append((_observation_line(last.observation, width) if last else "-") + "\n")
         text.append("last   ▸ ", style="bold")
         text.append(step_numbers(last) if last else "-")
         return text
