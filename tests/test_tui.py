@@ -117,7 +117,11 @@ def test_recorded_stream_mid_run(headless: Recorded) -> None:
             assert table_row(app, "fix-shout")[1] == "▶ running"
             assert table_row(app, "fix-shout")[2] == "1"  # one step recorded so far
             assert table_row(app, "fix-sum-to")[1:3] == ["· queued", "0"]
-            return screen_text(app)
+            text = screen_text(app)
+            await pilot.press("question_mark")  # help on top while the clocks keep ticking
+            await pilot.pause(0.3)
+            assert app.is_running and "stop safely" in screen_text(app)
+            return text
 
     text = asyncio.run(go())
     assert "fix-shout · step 2 · ▓ DECODE" in text
@@ -157,6 +161,10 @@ def test_recorded_stream_whole_run(headless: Recorded, tmp_path: Path) -> None:
 
     text = asyncio.run(go())
     assert "COMPLETE" in text and "3/3 tasks done" in text
+    for r in records:  # whole words on screen, not cut by a column sized for "queued"
+        mark, word, _ = STATUS[r.outcome]
+        line = next(x for x in text.splitlines() if x.startswith(f" {r.task_id} "))
+        assert f" {mark} {word} " in line
     last = [s for s in steps if s.task_id == "fix-sum-to"]
     assert f"context max {max(s.context_tokens for s in last)} tok" in text
     assert "power 4.11 W (board)" in text  # the sbc fixture reads 4.113 W

@@ -99,17 +99,23 @@ class DashboardApp(App[Outcome]):
         self.outcome = Outcome()
         self._thread: threading.Thread | None = None
         self._done = False
+        self._exit_sent = False
         self._drawn_revision = -1
         self._drawn_at = self._table_at = 0.0
 
     # -- layout -------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         st = self.state
-        yield RunHeader(st, self.status_word, id="header")
-        yield TaskTable(st, id="tasks")
-        yield StepPanel(st, id="step")
+        # held by reference: the tick must reach them while the help screen is on top
+        self.header = RunHeader(st, self.status_word, id="header")
+        self.table = TaskTable(st, id="tasks")
+        self.panel = StepPanel(st, id="step")
+        self.charts = charts_for(st, lambda: st.task_steps(), window_s=60.0)
+        yield self.header
+        yield self.table
+        yield self.panel
         with Horizontal(id="charts"):
-            yield from charts_for(st, lambda: st.task_steps(), window_s=60.0)
+            yield from self.charts
         yield Footer()
 
     def on_mount(self) -> None:
@@ -127,6 +133,8 @@ class DashboardApp(App[Outcome]):
 
     # -- the 10 Hz tick -----------------------------------------------------------------
     def tick(self) -> None:
+        if not self.is_running or self._exit_sent:
+            return
         changed = self.state.feed(self.sink.drain())
         finished = self._thread is not None and not self._thread.is_alive()
         if finished and not self._done:
@@ -139,20 +147,21 @@ class DashboardApp(App[Outcome]):
         elif changed or self.state.phase is not None:
             # only live markers or the clocks moved: the step panel every tick, the running
             # task's wall time once a second (a table repaint costs more than the panel)
-            self.query_one(StepPanel).refresh()
-            self.query_one(RunHeader).refresh()
+            self.panel.refresh()
+            self.header.refresh()
             if time.monotonic() - self._table_at >= 1.0:
                 self._table_at = time.monotonic()
-                self.query_one(TaskTable).sync()
+                self.table.sync()
         if self._done and (self.exit_when_done or self.control.stop
                            or self.outcome.error is not None):
+            self._exit_sent = True
             self.exit(self.outcome)
 
     def refresh_widgets(self) -> None:
         self._drawn_revision = self.state.revision
         self._drawn_at = time.monotonic()
-        self.query_one(TaskTable).sync()
-        for widget in self.query("RunHeader, StepPanel, Chart"):
+        self.table.sync()
+        for widget in (self.header, self.panel, *self.charts):
             widget.refresh()
 
     def status_word(self) -> str:

@@ -129,7 +129,7 @@ class TaskTable(DataTable):
                 continue
             for name, value in zip(self.COLUMNS, cells, strict=True):
                 if str(self.get_cell(task_id, name)) != str(value):
-                    self.update_cell(task_id, name, value)
+                    self.update_cell(task_id, name, value, update_width=True)
 
 
 class StepPanel(Static):
