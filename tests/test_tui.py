@@ -372,3 +372,26 @@ def test_live_markers_are_not_stored(headless: Recorded) -> None:
                        and e.task_id == step.task_id and e.step == step.step)
         assert text == step.raw_output
 
+
+
+def test_power_trace_from_counters_and_meters() -> None:
+    """The trace's watts: a power meter's reading as is; an energy counter's difference
+    over the interval, none across a wrap or reset."""
+    from edgeagent.events import RunStarted, SampleBatch
+    from edgeagent.tui.state import DashboardState
+
+    power = {"sources": [{"name": "rapl:package-0", "kind": "counter"},
+                         {"name": "rapl:dram", "kind": "counter"}],
+             "total": {"label": "rapl", "scope": "package+dram",
+                       "sources": ["rapl:package-0", "rapl:dram"]}}
+    st = DashboardState()
+    st.apply(RunStarted("r", "-", "s", (), {"power": power}))
+    s = 1_000_000_000
+    st.apply(SampleBatch((
+        (0, None, None, None, None, (("rapl:package-0", 100.0), ("rapl:dram", 10.0))),
+        (s // 2, None, None, None, None, (("rapl:package-0", 105.0), ("rapl:dram", 10.5))),
+        (s, None, None, None, None, (("rapl:package-0", 1.0), ("rapl:dram", 11.0))),  # wrap
+        (2 * s, None, None, None, None, (("rapl:package-0", 9.0), ("rapl:dram", 12.0))),
+    )))
+    assert [(p.t_ns, round(p.watts, 6)) for p in st.power_points] == [(s // 2, 11.0),
+                                                                      (2 * s, 9.0)]
