@@ -1,4 +1,4 @@
-"""Command line: edgeagent run | report | models | tasks."""
+"""Command line: edgeagent run | report | compare | check | models | tasks | sensors."""
 
 from __future__ import annotations
 
@@ -13,16 +13,27 @@ from typing import Any
 
 from . import __version__
 from .errors import UserError
+from .results.commands import VerdictPrinter, add_result_commands
 
 
 class _StopFlag:
-    """First Ctrl-C: stop after the current step. Second: abort at once."""
+    """First Ctrl-C or SIGTERM: stop after the current step. A second: abort at once.
+
+    SIGTERM is what systemd, docker stop and CI runners send: it gets the same safe stop, so
+    a run stopped by its supervisor keeps every step and records `interrupted`.
+    """
 
     def __init__(self) -> None:
         self.requested = False
+        self.signum: int | None = None
 
     def __call__(self) -> bool:
         return self.requested
+
+    @property
+    def exit_code(self) -> int:
+        """The shell's convention: 128 + the signal (130 for Ctrl-C, 143 for SIGTERM)."""
+        return 128 + (self.signum or signal.SIGINT)
 
     def install(self) -> None:
         if threading.current_thread() is not threading.main_thread():
@@ -31,13 +42,15 @@ class _StopFlag:
         def handler(signum: int, frame: Any) -> None:
             if self.requested:
                 raise KeyboardInterrupt
-            self.requested = True
+            self.requested, self.signum = True, signum
+            name = "interrupt" if signum == signal.SIGINT else signal.Signals(signum).name
             print(
-                "\ninterrupt: stopping after the current step (Ctrl-C again to abort now)",
+                f"\n{name}: stopping after the current step (Ctrl-C again to abort now)",
                 file=sys.stderr, flush=True,
             )
 
         signal.signal(signal.SIGINT, handler)
+        signal.signal(signal.SIGTERM, handler)
 
 
 def _add_run(sub: argparse._SubParsersAction) -> None:
@@ -70,6 +83,9 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--sample-interval-s", type=float, help="meter sampling interval (0.05)")
     p.add_argument("--baseline-s", type=float, metavar="SECONDS",
                    help="measure idle power this long before the first task, for net energy")
+    p.add_argument("--retrieval", action="store_true", default=None,
+                   help="offer the search_code tool (embeddings + BM25; needs the "
+                   "[retrieval] extra)")
     p.add_argument("--json", action="store_true", help="print JSON events instead of lines")
     p.add_argument("--headless", action="store_true",
                    help="print one line per step instead of opening the dashboard (the "
@@ -87,7 +103,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         for key in ("model", "suite", "tasks", "out", "max_steps", "max_context_tokens",
                     "max_new_tokens", "wall_s", "n_ctx", "threads", "gpu_layers", "seed",
                     "grammar", "power_root", "power_estimate_tdp", "sample_interval_s",
-                    "baseline_s")
+                    "baseline_s", "retrieval")
     }
     config = load_config(args.config, overrides)
     from .tui.launch import run_in_tui, use_tui
@@ -95,31 +111,18 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if use_tui(headless=args.headless, json=args.json):
         return run_in_tui(config)
     printer = JsonPrinter() if args.json else ConsolePrinter()
+    # the MLPerf-style check, printed before the summary lines (on stderr with --json)
+    verdict = VerdictPrinter(sys.stderr if args.json else None)
     stop = _StopFlag()
     stop.install()
     try:
-        result = execute_run(config, sinks=[printer], stop_requested=stop,
+        result = execute_run(config, sinks=[verdict, printer], stop_requested=stop,
                              progress=not args.json)
     except KeyboardInterrupt:
         print("aborted; the steps completed so far are kept in the run directory",
               file=sys.stderr)
-        return 130
-    return 130 if result.status == "interrupted" else 0
-
-
-def _add_report(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("report", help="plain-text summary of a run directory",
-                       description="Summarise a run: per-task outcome, steps, wall time, "
-                       "tokens and the prefill/decode/tool split.")
-    p.add_argument("run_dir", type=Path, help="a run directory made by `edgeagent run`")
-    p.set_defaults(func=_cmd_report)
-
-
-def _cmd_report(args: argparse.Namespace) -> int:
-    from .results.report import render_report
-
-    print(render_report(args.run_dir))
-    return 0
+        return stop.exit_code
+    return stop.exit_code if result.status == "interrupted" else 0
 
 
 def _add_models(sub: argparse._SubParsersAction) -> None:
@@ -279,6 +282,33 @@ def _cmd_sensors(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_doctor(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "doctor", help="what this machine can do for a run, and what to fix",
+        description="Check Python and packages, the llama.cpp build (CPU features, GPU "
+        "offload, the AMX crash risk), SQLite extension loading, models, memory and disk, "
+        "power sources and Jetson board state; print each finding with its fix.")
+    p.add_argument("--root", type=Path, default=Path("/"),
+                   help="read a copied or fixture sysfs tree instead of / for sensors and board")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--bandwidth", action="store_true",
+                   help="also measure memory bandwidth with a streaming copy (a few seconds); "
+                   "pass it to `report --bandwidth-gbs` for the decode roofline")
+    p.set_defaults(func=_cmd_doctor)
+
+
+def _cmd_doctor(args: argparse.Namespace) -> int:
+    import json
+
+    from .doctor import as_json, render_text, run_checks
+
+    if not args.root.is_dir():
+        raise UserError(f"--root {args.root} is not a directory (give a sysfs tree, e.g. /)")
+    findings = run_checks(args.root, bandwidth=args.bandwidth)
+    print(json.dumps(as_json(findings), indent=2) if args.json else render_text(findings))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="edgeagent",
@@ -286,14 +316,21 @@ def build_parser() -> argparse.ArgumentParser:
         "local GGUF model.",
     )
     parser.add_argument("--version", action="version", version=f"edgeagent {__version__}")
-    sub = parser.add_subparsers(dest="command",
-                                metavar="{run,report,models,tasks,sensors,view}")
+    sub = parser.add_subparsers(
+        dest="command", metavar="COMMAND")  # argparse lists each with its help
     sub.required = True
     _add_run(sub)
-    _add_report(sub)
+    add_result_commands(sub)  # report, compare, check
     _add_models(sub)
     _add_tasks(sub)
     _add_sensors(sub)
+    _add_doctor(sub)
+    from .replay.commands import add_commands as add_replay_commands
+
+    add_replay_commands(sub)
+    from .retrieval.cli import add_index_command
+
+    add_index_command(sub)
     from .tui.launch import add_view_parser
 
     add_view_parser(sub)

@@ -42,6 +42,10 @@ class RunConfig:
     power_root: str = "/"  # where sysfs is read: a copied or fixture tree for tests
     power_estimate_tdp: float | None = None  # watts: allows a labelled CPU x TDP estimate
     baseline_s: float = 0.0  # idle power measured this long before the first task (0: none)
+    # retrieval: offer the search_code tool (needs the [retrieval] extra)
+    retrieval: bool = False
+    retrieval_model: str = "all-minilm-l6-v2-int8"
+    retrieval_threads: int | None = None  # onnxruntime intra-op threads; None: `threads`
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)

@@ -74,6 +74,18 @@ class StepRecord:
     cpu_percent: float | None = None
     rss_bytes: int | None = None
     max_temp_c: float | None = None
+    # retrieval (search_code): index open/build/update during the call, and the monotonic
+    # edges of the whole call, a sub-interval of the tool phase; energy_retrieval is its
+    # share of energy_tool (a breakdown, not added to the step's total)
+    retrieval_index_ms: float | None = None
+    retrieval_index_cached: bool | None = None  # None: the index was already open
+    retrieval_files_reindexed: int | None = None
+    retrieval_chunks: int | None = None
+    t_retrieval_start_ns: int | None = None
+    t_retrieval_end_ns: int | None = None
+    energy_retrieval: PhaseEnergy = field(
+        default_factory=lambda: PhaseEnergy(None, null_reason="no retrieval in this step")
+    )
 
     @property
     def step_ms(self) -> float:
@@ -108,6 +120,10 @@ class TaskRecord:
     energy_other_j: float | None = None
     average_w: float | None = None
     error: str | None = None
+    # retrieval: search_code calls, index build/load/update time and energy (part of tool)
+    retrieval_calls: int = 0
+    retrieval_index_ms: float | None = None
+    energy_retrieval_j: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -146,8 +162,8 @@ class RunFinished:
 class SampleBatch:
     """Meter samples taken since the previous batch, for the store's samples table.
 
-    Each sample: (t_ns, cpu_percent, rss_bytes, temp_c, cpu_mhz, ((source name, value), ...)),
-    value in watts for a power source and cumulative joules for a counter.
+    Each sample: (t_ns, cpu_percent, rss_bytes, temp_c, cpu_mhz, ((source name, value), ...),
+    gpu_mhz), value in watts for a power source and cumulative joules for a counter.
     """
 
     samples: tuple[tuple[Any, ...], ...]
@@ -156,7 +172,8 @@ class SampleBatch:
 @dataclass(frozen=True)
 class PhaseStarted:
     """A live marker for displays: a step's phase began (not stored; the StepRecord that
-    follows carries the exact edges). phase: prefill | decode | tool | retrieval."""
+    follows carries the exact edges). phase: prefill | decode | tool, or generate (prefill
+    and decode together) for an engine that does not stream tokens."""
 
     task_id: str
     attempt: int

@@ -33,6 +33,7 @@ from .meter.attribution import MeteredSink, sum_joules
 from .meter.baseline import measure_baseline
 from .meter.device import device_snapshot
 from .meter.energy import NO_SOURCE
+from .meter.host import HostReader
 from .meter.sampler import Sampler
 from .meter.sources import Total, choose_total, describe, discover_all
 from .meter.sources.battery import MIN_INTERVAL_S as BATTERY_MIN_INTERVAL_S
@@ -139,7 +140,19 @@ def _task_record(
         energy_tool_j=_phase_joules(steps, "tool"),
         energy_other_j=_phase_joules(steps, "other"),
         average_w=energy / (wall_ms / 1000) if energy is not None and wall_ms > 0 else None,
+        **_retrieval_totals(steps),
     )
+
+
+def _retrieval_totals(steps: Sequence[StepRecord]) -> dict[str, Any]:
+    searched = [s for s in steps if s.t_retrieval_start_ns is not None]
+    return {
+        "retrieval_calls": len(searched),
+        "retrieval_index_ms": sum(s.retrieval_index_ms or 0.0 for s in searched)
+        if searched else None,
+        "energy_retrieval_j": sum_joules([s.energy_retrieval.joules for s in searched])
+        if searched else None,
+    }
 
 
 def run_task(
@@ -150,6 +163,7 @@ def run_task(
     sink: EventSink,
     stop_requested: Callable[[], bool | str],
     collector: _StepCollector,
+    retrieval: Any = None,  # a RetrievalService: the task's toolbox offers search_code
 ) -> TaskRecord:
     """`collector` must sit downstream of `sink`'s metering, so task totals see energies."""
     collector.steps.clear()
@@ -167,11 +181,17 @@ def run_task(
     error: str | None = None
     graded: Grade | None = None
     with Workspace.create(task.repo_dir) as ws:
-        loop = run_agent(
-            task_id=task.id, attempt=attempt, title=task.title, issue=task.issue,
-            engine=engine, toolbox=Toolbox(ws, task.test_command, process_limits),
-            sink=sink, limits=limits, stop_requested=stop_requested,
-        )
+        retriever = retrieval.retriever(ws.root) if retrieval is not None else None
+        try:
+            loop = run_agent(
+                task_id=task.id, attempt=attempt, title=task.title, issue=task.issue,
+                engine=engine,
+                toolbox=Toolbox(ws, task.test_command, process_limits, retriever=retriever),
+                sink=sink, limits=limits, stop_requested=stop_requested,
+            )
+        finally:
+            if retriever is not None:
+                retriever.close()
         if loop.termination == "engine_error":
             error = loop.detail
         elif loop.termination not in ("interrupted", "skipped"):
@@ -236,6 +256,7 @@ def execute_run(
     out = Path(config.out)
     _check_out_writable(out)
     preflight(tasks, config)
+    retrieval = _retrieval_service(config)
     model = resolve_model(config.model, progress=progress)
     factory = engine_factory or _llamacpp_engine
     engine = factory(model.path, config)
@@ -247,6 +268,7 @@ def execute_run(
         _sample_interval(config, total),
         sources=total.sources if total is not None else discovery.sources,
         side_sources=discovery.sources,
+        host=HostReader(Path(config.power_root)),  # a fixture root stands in for / here too
     )
     collector = _StepCollector()
     sink = MeteredSink(FanOut(store, collector, *sinks), sampler, total)
@@ -262,14 +284,18 @@ def execute_run(
     t0 = time.monotonic_ns()
     sampler.start()
     try:
+        provenance = build_provenance(config, model, engine, power)
+        if retrieval is not None:
+            provenance["retrieval"] = retrieval.provenance()
         sink.emit(
             RunStarted(run_dir.name, str(run_dir), suite.name, tuple(t.id for t in tasks),
-                       build_provenance(config, model, engine, power))
+                       provenance)
         )
         for task in tasks:
             if stop_requested():
                 break
-            records.append(run_task(task, 0, config, engine, sink, stop_requested, collector))
+            records.append(run_task(task, 0, config, engine, sink, stop_requested, collector,
+                                    retrieval))
         status = "interrupted" if stop_requested() else "complete"
     except KeyboardInterrupt:
         status = "interrupted"
@@ -290,6 +316,16 @@ def execute_run(
         if close:
             close()
     return RunResult(run_dir, status, tuple(records))
+
+
+def _retrieval_service(config: RunConfig) -> Any:
+    """The run's retrieval service when config.retrieval is on, checked before the model
+    loads; None when off."""
+    if not config.retrieval:
+        return None
+    from .retrieval.run import service_for_run
+
+    return service_for_run(config)
 
 
 def _sample_interval(config: RunConfig, total: Total | None) -> float:

@@ -19,7 +19,7 @@ import yaml
 
 from edgeagent.errors import SuiteError
 from edgeagent.sandbox.process import ProcessLimits, run_command
-from edgeagent.sandbox.tools import TOOL_SPECS, Toolbox
+from edgeagent.sandbox.tools import ALL_TOOL_SPECS, Toolbox
 from edgeagent.sandbox.workspace import Workspace
 
 TASK_FILE = "task.yaml"
@@ -110,7 +110,11 @@ def bundled_suite_names() -> tuple[str, ...]:
     root = suites_root()
     if not root.is_dir():
         return ()
-    return tuple(sorted(p.name for p in root.iterdir() if p.is_dir() and _is_visible(p)))
+    # tasks/replay/ holds replay datasets (JSONL files), not task directories
+    return tuple(sorted(
+        p.name for p in root.iterdir()
+        if p.is_dir() and _is_visible(p) and any(d.is_dir() for d in p.iterdir())
+    ))
 
 
 def load_suite(name_or_path: str) -> Suite:
@@ -373,7 +377,7 @@ def load_oracle(task: Task) -> tuple[OracleStep, ...]:
             f"{where}: expected a non-empty list of steps like '- {{tool: NAME, args: {{...}}}}',"
             f" got {_type_name(data)}"
         )
-    tool_names = [spec.name for spec in TOOL_SPECS]
+    tool_names = [spec.name for spec in ALL_TOOL_SPECS]
     steps = []
     for n, item in enumerate(data, start=1):
         if not isinstance(item, dict) or set(item) - {"tool", "args"} or "tool" not in item:
@@ -447,7 +451,8 @@ def validate_task(task: Task, limits: ProcessLimits) -> ValidationResult:
         problems.append(f"oracle's last step is {steps[-1].tool!r}, not 'submit' (end with submit)")
     after: Grade | None = None
     with Workspace.create(task.repo_dir) as work:
-        toolbox = Toolbox(work, task.test_command, limits)
+        retriever = _oracle_retriever(steps, work.root)
+        toolbox = Toolbox(work, task.test_command, limits, retriever=retriever)
         replayed_ok = True
         for n, step in enumerate(steps, start=1):
             result = toolbox.call(step.tool, step.args)
@@ -461,6 +466,8 @@ def validate_task(task: Task, limits: ProcessLimits) -> ValidationResult:
                 )
                 replayed_ok = False
                 break
+        if retriever is not None:
+            retriever.close()
         if replayed_ok:
             after = grade(task, work, limits)
             if not after.resolved:
@@ -472,6 +479,20 @@ def validate_task(task: Task, limits: ProcessLimits) -> ValidationResult:
     return ValidationResult(
         task_id=task.id, ok=not problems, before=before, after=after, problems=tuple(problems)
     )
+
+
+def _oracle_retriever(steps: Sequence[OracleStep], root: Path) -> object | None:
+    """A retriever for an oracle that searches, when the retrieval extra is installed (else
+    its search_code step fails with the reason)."""
+    if not any(s.tool == "search_code" for s in steps):
+        return None
+    from edgeagent.retrieval import unavailable_reason
+
+    if unavailable_reason() is not None:
+        return None
+    from edgeagent.retrieval.service import RetrievalService
+
+    return RetrievalService().retriever(root)
 
 
 def _tail(output: str, limit: int = 300) -> str:

@@ -224,7 +224,10 @@ def test_json_events(
     assert events[-1]["status"] == "complete"
 
 
-def test_interrupt_keeps_the_recorded_steps(tiny_model_path: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_interrupt_keeps_the_recorded_steps(
+    tiny_model_path: Path, tmp_path: Path, signum: int, code: int
+) -> None:
     # Long enough to be interrupted mid-task: no early stop on format errors, and a context
     # window that does not overflow within the 50 steps.
     config = tmp_path / "long.yaml"
@@ -240,15 +243,15 @@ def test_interrupt_keeps_the_recorded_steps(tiny_model_path: Path, tmp_path: Pat
         proc = subprocess.Popen(argv, stdout=so, stderr=se, cwd=tmp_path)
         try:
             run_dir = _wait_for_first_step(out, proc, timeout_s=60)
-            proc.send_signal(signal.SIGINT)
-            code = proc.wait(timeout=60)
+            proc.send_signal(signum)
+            exit_code = proc.wait(timeout=60)
         finally:
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
 
-    assert code == 130, stderr.read_text()
-    assert "interrupt" in stderr.read_text()
+    assert exit_code == code, stderr.read_text()
+    assert "stopping after the current step" in stderr.read_text()
     assert "Traceback" not in stderr.read_text()
     run, tasks, steps = read_run(run_dir)
     assert run["status"] == "interrupted"

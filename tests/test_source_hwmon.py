@@ -24,7 +24,7 @@ from edgeagent.meter.energy import (
     counter_delta,
     read_source,
 )
-from edgeagent.meter.sources import hwmon
+from edgeagent.meter.sources import choose_total, hwmon
 from edgeagent.meter.sources.base import SCOPES, Discovery, Unavailable
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sysfs" / "hwmon"
@@ -254,3 +254,11 @@ def test_nothing_to_read_is_not_present(tmp_path: Path, layout: str) -> None:
             ),
         ),
     )
+
+
+def test_desktop_total_is_the_cpu_socket_counter_not_the_graphics_card(tmp_path: Path) -> None:
+    # amdgpu cards are found first, but the model runs on the CPU: the socket counter is the
+    # widest scope that holds its work.
+    total = choose_total(hwmon.discover(_tree(tmp_path, "desktop")))
+    assert total is not None
+    assert (total.label, total.scope) == ("hwmon:amd_energy/energy3", "cpu-package")

@@ -207,7 +207,7 @@ def test_missing_nvidia_ml_py_says_how_to_install_it(
     assert found.sources == ()
     assert found.unavailable == (
         Unavailable(
-            "nvml", "nvml", "nvidia-ml-py not installed", 'pip install "edgeagent[nvidia]"'
+            "nvml", "nvml", "nvidia-ml-py not installed", 'pip install "edgeagent[nvml]"'
         ),
     )
 

@@ -71,7 +71,7 @@ def _first_json_object(text: str) -> Any:
         try:
             value, _ = decoder.raw_decode(text, start)
             return value
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):  # nesting past the interpreter's limit
             start = text.find("{", start + 1)
     raise ValueError("no JSON object found")
 
@@ -80,7 +80,7 @@ def parse_action(text: str, specs: Sequence[ToolSpec]) -> Action | FormatError:
     names = {spec.name for spec in specs}
     try:
         value = json.loads(text)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):  # a model can emit "[[[[..." for ever
         try:
             value = _first_json_object(text)
         except ValueError:
@@ -91,7 +91,7 @@ def parse_action(text: str, specs: Sequence[ToolSpec]) -> Action | FormatError:
     if not isinstance(value, dict):
         return FormatError("the tool call must be a JSON object with keys name and arguments")
     name = value.get("name")
-    if name not in names:
+    if not isinstance(name, str) or name not in names:  # a list or object is unhashable
         return FormatError(f"unknown tool {name!r}; tools: {', '.join(sorted(names))}")
     arguments = value.get("arguments", {})
     if not isinstance(arguments, dict):

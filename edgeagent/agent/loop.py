@@ -6,13 +6,14 @@ console, the TUI or sensors: each completed step is emitted as a StepRecord.
 
 from __future__ import annotations
 
+import inspect
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..engine.base import ContextOverflow, Engine, EngineError, Generation, Message
 from ..events import EventSink, PhaseStarted, StepRecord, TaskStarted, TokenDelta
-from ..sandbox.tools import TOOL_SPECS, Toolbox, ToolResult
+from ..sandbox.tools import Toolbox, ToolResult
 from . import prompt
 from .actions import Action, FormatError, action_grammar, parse_action
 
@@ -55,12 +56,14 @@ def run_agent(
 ) -> LoopResult:
     """`stop_requested` is asked before every step: True stops the task as interrupted; a
     string stops it with that termination (a display's "skip" answers "skipped")."""
-    system = prompt.system_prompt(TOOL_SPECS)
+    specs = toolbox.specs  # search_code only when the run has retrieval
+    system = prompt.system_prompt(specs)
     user = prompt.task_prompt(title, issue, toolbox.repo_files())
     sink.emit(TaskStarted(task_id, attempt, title, system, user))
     messages = [Message("system", system), Message("user", user)]
-    grammar = action_grammar(TOOL_SPECS) if limits.use_grammar else None
+    grammar = action_grammar(specs) if limits.use_grammar else None
     t0 = time.monotonic()
+    streams = _accepts_on_token(engine)
     consecutive_format_errors = 0
     context = 0
     last_failed: Action | None = None
@@ -71,21 +74,24 @@ def run_agent(
         if limits.wall_s is not None and time.monotonic() - t0 > limits.wall_s:
             return LoopResult("wall_timeout", step, context, f"over {limits.wall_s:g} s")
         wall_start = time.time()
-        sink.emit(PhaseStarted(task_id, attempt, step, "prefill", time.monotonic_ns()))
+        # an engine that cannot stream tokens shows one "generate" phase instead
+        live = {"on_token": _live_tokens(sink, task_id, attempt, step)} if streams else {}
+        phase = "prefill" if streams else "generate"
+        sink.emit(PhaseStarted(task_id, attempt, step, phase, time.monotonic_ns()))
         try:
             gen = engine.generate(
                 messages,
                 max_tokens=limits.max_new_tokens,
                 grammar=grammar,
                 max_context_tokens=limits.max_context_tokens,
-                on_token=_live_tokens(sink, task_id, attempt, step),
+                **live,
             )
         except ContextOverflow as exc:
             return LoopResult("context_overflow", step, exc.needed, str(exc))
         except EngineError as exc:
             return LoopResult("engine_error", step, context, str(exc))
         context = gen.context_tokens + len(gen.tokens)
-        parsed = parse_action(gen.text, TOOL_SPECS)
+        parsed = parse_action(gen.text, specs)
         t_tool_start = time.monotonic_ns()
         sink.emit(PhaseStarted(task_id, attempt, step, "tool", t_tool_start))
         if isinstance(parsed, FormatError):
@@ -119,6 +125,16 @@ def run_agent(
     return LoopResult("max_steps", limits.max_steps, context)
 
 
+def _accepts_on_token(engine: Engine) -> bool:
+    """Whether the engine's generate() takes the optional `on_token` listener."""
+    try:
+        params = inspect.signature(engine.generate).parameters
+    except (TypeError, ValueError):
+        return False
+    return "on_token" in params or any(
+        p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+
+
 def _live_tokens(
     sink: EventSink, task_id: str, attempt: int, step: int
 ) -> Callable[[str], None]:
@@ -149,6 +165,7 @@ def _step_record(
     t_tool_start: int,
     t_tool_end: int,
 ) -> StepRecord:
+    rc = result.retrieval
     times = gen.token_times_ns
     per_token = tuple((b - a) / 1e6 for a, b in zip(times, times[1:], strict=False))
     is_action = isinstance(parsed, Action)
@@ -185,4 +202,13 @@ def _step_record(
         observation_tokens=observation_tokens,
         observation_truncated=truncated,
         per_token_ms=per_token,
+        retrieval_embed_ms=rc.embed_ms if rc else None,
+        retrieval_search_ms=rc.search_ms if rc else None,
+        retrieval_rerank_ms=rc.rerank_ms if rc else None,
+        retrieval_index_ms=rc.index_ms if rc else None,
+        retrieval_index_cached=rc.index_cached if rc else None,
+        retrieval_files_reindexed=rc.files_reindexed if rc else None,
+        retrieval_chunks=rc.chunks if rc else None,
+        t_retrieval_start_ns=rc.t_start_ns if rc else None,
+        t_retrieval_end_ns=rc.t_end_ns if rc else None,
     )

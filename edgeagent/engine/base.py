@@ -104,6 +104,7 @@ class Engine(Protocol):
         max_tokens: int,
         grammar: str | None = None,
         max_context_tokens: int | None = None,
-        # called with each kept token's text as it is sampled, for live displays
+        # optional: called with each kept token's text as it is sampled, for live displays
+        # (the loop passes it only to an engine whose generate() declares it)
         on_token: Callable[[str], None] | None = None,
     ) -> Generation: ...

@@ -63,7 +63,8 @@ class MeteredSink:
             return
         self._flushed_to_ns = new[-1].t_ns
         self.inner.emit(SampleBatch(tuple(
-            (s.t_ns, s.cpu_percent, s.rss_bytes, s.temp_c, s.cpu_mhz, s.readings) for s in new
+            (s.t_ns, s.cpu_percent, s.rss_bytes, s.temp_c, s.cpu_mhz, s.readings, s.gpu_mhz)
+            for s in new
         )))
 
     def emit(self, event: Event) -> None:
@@ -84,7 +85,7 @@ class MeteredSink:
         if self._task_from is None:
             return task
         t0, t1 = self._task_from, time.monotonic_ns()
-        self.sampler.sample_now()  # a right edge for the interval just closed
+        self.sampler.edge_sample()  # a right edge for the interval just closed
         energy = self.energy(t0, t1)
         seconds = (t1 - t0) / 1e9
         return dataclasses.replace(
@@ -98,8 +99,12 @@ class MeteredSink:
         stats = self.sampler.window_stats(step.t_start_ns, step.t_tool_end_ns)
         other_from = self._other_from if self._other_from is not None else step.t_start_ns
         self._other_from = step.t_tool_end_ns
+        retrieval = step.energy_retrieval
+        if step.t_retrieval_start_ns is not None and step.t_retrieval_end_ns is not None:
+            retrieval = self.energy(step.t_retrieval_start_ns, step.t_retrieval_end_ns)
         return dataclasses.replace(
             step,
+            energy_retrieval=retrieval,
             energy_prefill=self.energy(step.t_start_ns, step.t_first_token_ns),
             energy_decode=self.energy(step.t_first_token_ns, step.t_decode_end_ns),
             energy_tool=self.energy(step.t_tool_start_ns, step.t_tool_end_ns),

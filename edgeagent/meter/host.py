@@ -13,7 +13,8 @@ from pathlib import Path
 
 import psutil
 
-from edgeagent.meter.sources.reading import KEPT
+from edgeagent.meter.sources.jetson import GPU_OF_NAMES
+from edgeagent.meter.sources.reading import KEPT, read_str
 
 # Plausible die/board temperatures: sysfs reports sentinels such as -273 or 255 for
 # absent probes, which are not measurements.
@@ -24,7 +25,7 @@ class HostReader:
     """Finds the files once at construction, then reads them cheaply on every call."""
 
     def __init__(self, root: Path = Path("/")) -> None:
-        self._statm = root / "proc" / "self" / "statm"
+        self._statm = Path("/proc/self/statm")  # this process, whatever root the sensors use
         self._page = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
         sys_ = root / "sys"
         self._temps = sorted(
@@ -32,6 +33,7 @@ class HostReader:
              *sys_.glob("class/thermal/thermal_zone*/temp")]
         )
         self._clocks = sorted(sys_.glob("devices/system/cpu/cpu[0-9]*/cpufreq/scaling_cur_freq"))
+        self._gpu_clocks = _gpu_clock_files(sys_)
         self._process = psutil.Process()
 
     def rss_bytes(self) -> int | None:
@@ -62,6 +64,36 @@ class HostReader:
         except Exception:  # noqa: BLE001 - absent or odd cpufreq drivers must not stop sampling
             return None
         return float(freq.current) if freq and freq.current else None
+
+
+    def gpu_mhz(self) -> float | None:
+        """The GPU's current clock (devfreq cur_freq or amdgpu freq1_input, both Hz); None if
+        no GPU clock is exposed. Several (Thor's GPCs, two cards): the fastest."""
+        hz = [v for p in self._gpu_clocks if (v := KEPT.read_int(p)) is not None]
+        return max(hz) / 1e6 if hz else None
+
+
+def _gpu_clock_files(sys_: Path) -> list[Path]:
+    """The integrated GPU's devfreq entry (Jetson, named by its device-tree node, or Thor's
+    gpu-gpc-N) and amdgpu's shader clock (hwmon freq1_input, labelled sclk)."""
+    found: list[Path] = []
+    for entry in _listdir(sys_ / "class" / "devfreq"):
+        of_name = read_str(entry / "device" / "of_node" / "name")
+        if of_name in GPU_OF_NAMES or entry.name.startswith("gpu-gpc") or (
+            of_name is None and entry.name.split(".")[-1] in GPU_OF_NAMES
+        ):
+            found.append(entry / "cur_freq")
+    for hwmon in _listdir(sys_ / "class" / "hwmon"):
+        if read_str(hwmon / "name") == "amdgpu" and (hwmon / "freq1_input").exists():
+            found.append(hwmon / "freq1_input")
+    return found
+
+
+def _listdir(d: Path) -> list[Path]:
+    try:
+        return sorted(d.iterdir())
+    except OSError:
+        return []
 
 
 def _is_linux() -> bool:

@@ -35,6 +35,7 @@ class Sample:
     # (source name, value) for every source: watts, or cumulative joules for a counter.
     readings: tuple[tuple[str, float | None], ...] = ()
     cpu_mhz: float | None = None  # current CPU clock where the OS exposes it
+    gpu_mhz: float | None = None  # current GPU clock (Jetson devfreq, amdgpu) where exposed
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,7 @@ class Sampler:
         sources: Sequence[Source] = (),
         *,
         side_sources: Sequence[Source] = (),
+        host: HostReader | None = None,
         history_s: float = 2 * 3600,
     ) -> None:
         if interval_s <= 0:
@@ -84,11 +86,14 @@ class Sampler:
         self._lock = threading.Lock()  # guards _samples
         self._read_lock = threading.Lock()  # one sample at a time (thread and phase edges)
         self._stop = threading.Event()
+        self._wake = threading.Event()  # set to take a sample now (an edge) or to stop
+        self._taken = threading.Condition(self._lock)  # notified on every new sample
         self._thread: threading.Thread | None = None
-        self._host = HostReader()
+        self._host = host if host is not None else HostReader()
         self._last_counter: dict[str, tuple[int, float]] = {}
         self._slow_due_ns = 0  # when RSS, temperature and clock are next read
-        self._slow: tuple[int | None, float | None, float | None] = (None, None, None)
+        self._slow: tuple[int | None, float | None, float | None, float | None] = (
+            None, None, None, None)
         self._cpu_origin: tuple[int, float] = (time.monotonic_ns(), time.process_time())
 
     # --- lifecycle -----------------------------------------------------------------
@@ -98,6 +103,7 @@ class Sampler:
             raise RuntimeError("Sampler already started")
         self._cpu_origin = (time.monotonic_ns(), time.process_time())
         self._stop.clear()
+        self._wake.clear()
         self._thread = threading.Thread(target=self._run, name="edgeagent-sampler", daemon=True)
         self._thread.start()
         return self
@@ -108,7 +114,13 @@ class Sampler:
         if thread is None:
             return
         self._stop.set()
+        self._wake.set()
         thread.join(timeout=max(5.0, 10 * self.interval_s))
+        if thread.is_alive():
+            # Stuck in a sensor read that does not return (a hung I2C bus): a closing sample
+            # would hang this thread too. The daemon thread is abandoned; the last phase's
+            # right edge is the latest sample, or a gap the energy says it could not cover.
+            return
         self.sample_now()
         KEPT.close()  # the sensor files held open for the sampler's reads
 
@@ -136,7 +148,28 @@ class Sampler:
             delay = next_t - time.monotonic()
             if delay < 0:  # fell behind (suspend, slow sensor): resume from now
                 next_t, delay = time.monotonic(), 0.0
-            self._stop.wait(delay)
+            if self._wake.wait(delay):  # an edge sample was asked for (or stop)
+                self._wake.clear()
+                next_t = time.monotonic()  # the grid restarts from the edge sample
+
+    def edge_sample(self, timeout_s: float | None = None) -> Sample | None:
+        """A sample taken now, for the right edge of an interval that just closed.
+
+        With the thread running, the thread takes it (woken early) and the caller waits at
+        most timeout_s (default: two intervals, at least 0.5 s): the caller never reads a
+        sensor itself, so a sensor read that hangs stalls the meter, never the run. Returns
+        None when no sample came in time. Without the thread, samples right here.
+        """
+        thread = self._thread
+        if thread is None or not thread.is_alive():
+            return self.sample_now()
+        timeout = timeout_s if timeout_s is not None else max(0.5, 2 * self.interval_s)
+        asked_ns = time.monotonic_ns()
+        with self._taken:
+            self._wake.set()
+            got = self._taken.wait_for(
+                lambda: bool(self._samples) and self._samples[-1].t_ns >= asked_ns, timeout)
+            return self._samples[-1] if got else None
 
     # --- reading -------------------------------------------------------------------
 
@@ -148,15 +181,17 @@ class Sampler:
             readings = tuple([(s.name, read_source(s)) for s in self.sources])
             if t_ns >= self._slow_due_ns:
                 host = self._host
-                self._slow = (host.rss_bytes(), host.max_temperature_c(), host.cpu_mhz())
+                self._slow = (
+                    host.rss_bytes(), host.max_temperature_c(), host.cpu_mhz(), host.gpu_mhz())
                 self._slow_due_ns = t_ns + _SLOW_INTERVAL_NS
                 # Same timestamp as the total: the reads are microseconds apart.
                 readings += tuple([(s.name, read_source(s)) for s in self.side_sources])
-            rss, temp, mhz = self._slow
+            rss, temp, mhz, gpu_mhz = self._slow
             power = self._primary_watts(t_ns, readings)
-            sample = Sample(t_ns, cpu, rss, power, temp, readings, mhz)
-            with self._lock:
+            sample = Sample(t_ns, cpu, rss, power, temp, readings, mhz, gpu_mhz)
+            with self._taken:  # holds _lock
                 self._samples.append(sample)
+                self._taken.notify_all()
         return sample
 
     def _cpu_percent(self, now_ns: int) -> float | None:

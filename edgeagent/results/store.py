@@ -91,7 +91,7 @@ def _schema_sql() -> str:
     );
     CREATE TABLE IF NOT EXISTS samples (
         t_ns INTEGER PRIMARY KEY, cpu_percent REAL, rss_bytes INTEGER, temp_c REAL,
-        cpu_mhz REAL
+        cpu_mhz REAL, gpu_mhz REAL
     );
     CREATE TABLE IF NOT EXISTS sample_readings (
         t_ns INTEGER NOT NULL, source TEXT NOT NULL, value REAL,
@@ -197,8 +197,8 @@ class RunStore:
         # one transaction per batch: the sampler runs at 20 Hz, a commit per sample would not
         with self.db:
             self.db.executemany(
-                "INSERT OR REPLACE INTO samples VALUES (?, ?, ?, ?, ?)",
-                [s[:5] for s in batch.samples],
+                "INSERT OR REPLACE INTO samples VALUES (?, ?, ?, ?, ?, ?)",
+                [(*s[:5], s[6] if len(s) > 6 else None) for s in batch.samples],
             )
             self.db.executemany(
                 "INSERT OR REPLACE INTO sample_readings VALUES (?, ?, ?)",

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from edgeagent.retrieval.cost import RetrievalCost
 from edgeagent.sandbox.process import CommandResult, ProcessLimits, run_command
 from edgeagent.sandbox.workspace import PathRefused, Workspace
 
@@ -42,6 +43,7 @@ class ToolResult:
     error: bool  # refused or failed
     wall_ms: float
     submitted: bool = False
+    retrieval: RetrievalCost | None = None  # search_code's cost split
 
 
 def _schema(props: dict[str, tuple[str, str]], required: tuple[str, ...] = ()) -> dict:
@@ -106,7 +108,21 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
     ToolSpec("submit", "Finish the task: submit your changes when the tests pass.", _schema({})),
 )
 
-_SPECS_BY_NAME = {spec.name: spec for spec in TOOL_SPECS}
+# Offered only when retrieval is enabled and installed (the Toolbox has a retriever).
+SEARCH_CODE_SPEC = ToolSpec(
+    "search_code",
+    "Find code by meaning or words (embeddings + BM25); prints path:lines with a snippet.",
+    _schema(
+        {"query": ("string", "what you are looking for, in words or identifiers"),
+         "k": ("integer", "how many results, default 5, at most 20")},
+        ("query",),
+    ),
+)
+# Every tool a trajectory may name (oracles, replays); a toolbox offers a subset.
+ALL_TOOL_SPECS: tuple[ToolSpec, ...] = (*TOOL_SPECS[:3], SEARCH_CODE_SPEC, *TOOL_SPECS[3:])
+MAX_SEARCH_K = 20
+
+_SPECS_BY_NAME = {spec.name: spec for spec in ALL_TOOL_SPECS}
 _JSON_TYPES: dict[str, tuple[type, ...]] = {"string": (str,), "integer": (int,)}
 
 
@@ -178,14 +194,23 @@ def _encode(text: str) -> bytes:
 class Toolbox:
     """The tools bound to one workspace and one task's test command."""
 
-    def __init__(self, workspace: Workspace, test_command: str, limits: ProcessLimits) -> None:
+    def __init__(
+        self, workspace: Workspace, test_command: str, limits: ProcessLimits,
+        retriever: Any = None,  # edgeagent.retrieval.service.Retriever: offers search_code
+        retrieval_unavailable: str | None = None,  # why search_code is off, for the model
+    ) -> None:
         self.workspace = workspace
         self.test_command = test_command
         self.limits = limits
+        self.retriever = retriever
+        self.retrieval_unavailable = retrieval_unavailable
+        self.specs: tuple[ToolSpec, ...] = ALL_TOOL_SPECS if retriever is not None else TOOL_SPECS
+        self._retrieval_cost: RetrievalCost | None = None
         self._handlers: dict[str, Callable[..., str | CommandResult]] = {
             "list_dir": self._list_dir,
             "read_file": self._read_file,
             "grep": self._grep,
+            "search_code": self._search_code,
             "edit": self._edit,
             "write_file": self._write_file,
             "run": self._run,
@@ -210,12 +235,14 @@ class Toolbox:
         def done(output: str, error: bool, exit_code: int | None = None) -> ToolResult:
             wall_ms = (time.monotonic() - start) * 1000.0
             submitted = name == "submit" and not error
-            return ToolResult(output, exit_code, error, wall_ms, submitted=submitted)
+            cost, self._retrieval_cost = self._retrieval_cost, None
+            return ToolResult(output, exit_code, error, wall_ms, submitted=submitted,
+                              retrieval=cost)
 
         spec = _SPECS_BY_NAME.get(name) if isinstance(name, str) else None
         if spec is None:
             return ToolResult(
-                f"unknown tool {name!r}; available tools: {', '.join(_SPECS_BY_NAME)}",
+                f"unknown tool {name!r}; available tools: {', '.join(s.name for s in self.specs)}",
                 None, True, (time.monotonic() - start) * 1000.0,
             )
         try:
@@ -339,6 +366,20 @@ class Toolbox:
         if not hits:
             return f"no matches for {pattern!r} in {path}"
         return "\n".join(hits)
+
+    def _search_code(self, query: str, k: int = 5) -> str:
+        if self.retriever is None:
+            why = self.retrieval_unavailable or "retrieval is not enabled for this run"
+            raise ToolFailed(f"search_code is not available: {why}; use grep instead")
+        if not query.strip():
+            raise ToolFailed("query must not be empty; describe the code you are looking for")
+        if not 1 <= k <= MAX_SEARCH_K:
+            raise ToolFailed(f"k must be between 1 and {MAX_SEARCH_K}, got {k}")
+        from edgeagent.retrieval.service import format_hits
+
+        result = self.retriever.search(query, k)
+        self._retrieval_cost = result.cost
+        return format_hits(result)
 
     def _edit(self, path: str, old: str, new: str) -> str:
         if not old:

@@ -182,7 +182,8 @@ def power_chart(
             columns.append([Text(" ")] * rows)
             continue
         mid = start + (2 * i + 1) * span // (2 * width)
-        columns.append(_column([(w, PHASE_SERIES[phase_at(mid)])], rows, scale))
+        series = PHASE_SERIES.get(phase_at(mid), PHASE_SERIES["other"])
+        columns.append(_column([(w, series)], rows, scale))
     out.append("power", style="bold")
     out.append(f" {_fmt(now)} W ({scope}) max {_fmt(peak)} · last {span / 1e9:.0f} s\n")
     for r in range(rows):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import signal
 import sys
 from pathlib import Path
 from typing import TextIO
@@ -40,22 +41,45 @@ def run_in_tui(config: RunConfig) -> int:
         return execute_run(config, sinks=[sink], stop_requested=control, progress=False)
 
     app = DashboardApp(start)
-    outcome = app.run()
+    # SIGTERM (systemd, docker stop, CI) stops safely as `q` does; the keys cover Ctrl-C
+    signals: list[int] = []
+
+    def on_term(signum: int, frame: object) -> None:
+        signals.append(signum)
+        app.control.request_stop()
+
+    previous = signal.signal(signal.SIGTERM, on_term)
+    try:
+        outcome = app.run()
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     if outcome is None:
         outcome = app.outcome
     if outcome.error is not None:
         raise outcome.error
+    code = 128 + (signals[0] if signals else signal.SIGINT)  # 130, or 143 for SIGTERM
     if outcome.aborted or outcome.result is None:
         print("aborted; the steps completed so far are kept in the run directory",
               file=sys.stderr)
-        return 130
-    finished = app.state.finished
+        return code
+    run_dir = outcome.result.run_dir
     for record in outcome.result.tasks:
         print(task_line(record))
-    if finished is not None:
-        for line in summary_lines(finished, str(outcome.result.run_dir)):
+    print("\n".join(_verdict(run_dir)))
+    if app.state.finished is not None:
+        for line in summary_lines(app.state.finished, str(run_dir)):
             print(line)
-    return 130 if outcome.result.status == "interrupted" else 0
+    return code if outcome.result.status == "interrupted" else 0
+
+
+def _verdict(run_dir: Path) -> list[str]:
+    """The run's check, as the headless printer shows it."""
+    try:
+        from ..results.validity import check_run, verdict_lines
+
+        return verdict_lines(check_run(run_dir))
+    except Exception as exc:  # noqa: BLE001 - a failed check must not fail the run
+        return [f"check not made: {exc}"]
 
 
 def add_view_parser(sub: argparse._SubParsersAction) -> None:

@@ -83,7 +83,7 @@ def choose_total(discovery: Discovery) -> Total | None:
         lambda: _battery(discovery),
         lambda: _rapl(discovery),
         lambda: single(next(iter(_family(discovery, "nvml").sources), None)),
-        lambda: single(next(iter(_family(discovery, "hwmon").sources), None)),
+        lambda: single(_hwmon_total(discovery)),
         lambda: single(next(iter(_family(discovery, "estimate").sources), None)),
     ):
         total = pick()
@@ -98,6 +98,23 @@ def _battery(discovery: Discovery) -> Total | None:
     if source is None or _not_discharging(discovery, source):
         return None
     return Total((source,), source.scope, source.name)
+
+
+# hwmon has no device total: the widest scope stands in, in this order. On a desktop with an
+# amdgpu card and amd_energy, the socket counter measures the CPU llama.cpp runs on, where
+# the first sensor found (the card) would leave the model's work out of the "total".
+_HWMON_SCOPE_RANK = ("board", "psys", "soc", "cpu-package", "gpu", "dram", "cpu-core")
+
+
+def _hwmon_total(discovery: Discovery) -> MeteredSource | None:
+    sources = _family(discovery, "hwmon").sources
+
+    def rank(s: MeteredSource) -> int:
+        scope = s.scope
+        return _HWMON_SCOPE_RANK.index(scope) if scope in _HWMON_SCOPE_RANK else len(
+            _HWMON_SCOPE_RANK)
+
+    return min(sources, key=rank, default=None)  # min keeps discovery order among equals
 
 
 def _rapl(discovery: Discovery) -> Total | None:

@@ -19,7 +19,7 @@ from typing import Any
 from edgeagent.meter.sources.base import Described, Discovery, SourceInfo, Unavailable
 
 FAMILY = "nvml"
-NOT_INSTALLED_FIX = 'pip install "edgeagent[nvidia]"'
+NOT_INSTALLED_FIX = 'pip install "edgeagent[nvml]"'
 NOT_SUPPORTED = "not supported by this GPU/driver"
 JETSON_FIX = (
     "NVML has no power readings on Jetson before Thor; the jetson family reads the "

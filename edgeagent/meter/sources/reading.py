@@ -101,7 +101,9 @@ class KeptFiles:
                 # drop the descriptor and try once by path.
                 self._drop(key)
             try:
-                fd = os.open(key, os.O_RDONLY | os.O_CLOEXEC)
+                # O_NONBLOCK: a FIFO or device node where a value file should be reads as a
+                # gap instead of hanging the sampler; sysfs attributes ignore the flag.
+                fd = os.open(key, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
             except OSError:
                 return None
             value = _pread_parsed(fd, parse, check_deleted=False)

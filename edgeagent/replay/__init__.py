@@ -1,0 +1,1 @@
+"""Teacher-forced replay of recorded agent trajectories, in MLPerf Edge Agentic's JSONL format."""

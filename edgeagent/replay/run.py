@@ -1,0 +1,222 @@
+"""One replay run: the same run directory, store, sampler and metering as a live run, with
+conversations in place of tasks; plus replay_turns.jsonl, result_summary.json, scores.json."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import hashlib
+import json
+import os
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..agent import prompt
+from ..config import RunConfig
+from ..errors import StoreError, SuiteError
+from ..events import EventSink, FanOut, RunFinished, RunStarted, StepRecord, TaskRecord
+from ..meter.attribution import MeteredSink, sum_joules
+from ..meter.energy import NO_SOURCE
+from ..meter.sampler import Sampler
+from ..meter.sources import choose_total, describe, discover_all
+from ..models import resolve_model
+from ..results.store import RunStore, make_run_dir
+from ..runner import (
+    _check_out_writable,
+    _llamacpp_engine,
+    _sample_interval,
+    _StepCollector,
+    _task_energy,
+    build_provenance,
+)
+from ..sandbox.process import ProcessLimits
+from ..sandbox.tools import Toolbox
+from ..sandbox.workspace import Workspace
+from ..suite import load_suite, suites_root
+from .dataset import Conversation, ToolCall
+from .replayer import ConversationResult, ReplaySettings, TurnResult, replay_conversation
+from .summary import TURNS_FILE, write_summary
+
+
+def default_dataset() -> Path:
+    return suites_root() / "replay" / "smoke.jsonl"
+
+
+@dataclass(frozen=True)
+class ReplaySource:
+    """What is replayed: a dataset file, or a run directory's own trajectories."""
+
+    label: str  # dataset path or run directory, for provenance
+    conversations: tuple[Conversation, ...]
+    sha256: str | None = None
+    run_dir: Path | None = None  # set for --from-run: the recorded run (its suite and tasks)
+
+
+@dataclass(frozen=True)
+class ReplayResult:
+    run_dir: Path
+    status: str
+    summary: dict[str, Any]
+
+
+def file_sha256(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+class SandboxExecutor:
+    """Re-executes recorded tool calls in a fresh workspace of the recorded run's task."""
+
+    def __init__(self, toolbox: Toolbox, engine: Any, observation_tokens: int) -> None:
+        self.toolbox = toolbox
+        self.engine = engine
+        self.observation_tokens = observation_tokens
+
+    def execute(self, calls: Sequence[ToolCall]) -> tuple[str, int | None, bool]:
+        texts, exit_code, error = [], None, False
+        for call in calls:
+            result = self.toolbox.call(call.name, call.args)
+            text = self.engine.truncate_to_tokens(result.output, self.observation_tokens)
+            texts.append(prompt.observation(call.name, result, text))
+            exit_code = result.exit_code if result.exit_code is not None else exit_code
+            error = error or result.error
+        return "\n\n".join(texts), exit_code, error
+
+
+@contextlib.contextmanager
+def _executor_for(conv: Conversation, source: ReplaySource, config: RunConfig, engine: Any,
+                  reexecute: bool) -> Iterator[SandboxExecutor | None]:
+    if not reexecute:
+        yield None
+        return
+    assert source.run_dir is not None
+    recorded = yaml.safe_load((source.run_dir / "config.yaml").read_text()) or {}
+    suite = load_suite(str(recorded.get("suite", "smoke")))
+    task_id = conv.id.split("#", 1)[0]
+    task = next((t for t in suite.tasks if t.id == task_id), None)
+    if task is None:
+        raise SuiteError(f"--reexecute-tools: task {task_id!r} of {source.run_dir} is not in "
+                         f"suite {suite.name} (is the suite still at {suite.path}?)")
+    limits = ProcessLimits(timeout_s=task.limits.command_timeout_s or 60.0)
+    with Workspace.create(task.repo_dir) as ws:
+        yield SandboxExecutor(Toolbox(ws, task.test_command, limits), engine,
+                              config.observation_tokens)
+
+
+def _task_record(result: ConversationResult, steps: list[StepRecord], wall_ms: float,
+                 score: float | None) -> TaskRecord:
+    energy, reason = _task_energy(steps)
+    dropped = sum(1 for t in result.turns if t.status == "dropped")
+    return TaskRecord(
+        task_id=result.conversation_id, attempt=0,
+        outcome="replayed" if result.termination == "completed" else "invalid",
+        termination=result.termination, steps=len(steps), wall_ms=wall_ms,
+        context_tokens_final=max((s.context_tokens + s.decoded_tokens for s in steps), default=0),
+        prefill_tokens=sum(s.prefill_tokens for s in steps),
+        decoded_tokens=sum(s.decoded_tokens for s in steps),
+        reused_tokens=sum(s.reused_tokens for s in steps),
+        prefill_ms=sum(s.prefill_ms for s in steps), decode_ms=sum(s.decode_ms for s in steps),
+        tool_ms=sum(s.tool_ms for s in steps),
+        format_errors=sum(1 for s in steps if s.format_error),
+        energy_j=energy, energy_null_reason=reason,
+        grading_output=(f"inline score {score:.4f}" if score is not None else "no turn")
+        + (f"; {dropped} dropped turn(s)" if dropped else ""),
+    )
+
+
+def _append_turn(path: Path, turn: TurnResult) -> None:
+    with path.open("a", encoding="utf-8") as f:
+        f.write(json.dumps(dataclasses.asdict(turn), ensure_ascii=False) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def execute_replay(
+    config: RunConfig,
+    source: ReplaySource,
+    *,
+    inject_tool_delay: bool = False,
+    reexecute_tools: bool = False,
+    sinks: Sequence[EventSink] = (),
+    stop_requested: Callable[[], bool] = lambda: False,
+    progress: bool = True,
+    engine_factory: Callable[[Path, RunConfig], Any] | None = None,
+) -> ReplayResult:
+    if reexecute_tools and source.run_dir is None:
+        raise StoreError("--reexecute-tools needs --from-run RUN_DIR (a dataset file has no "
+                         "sandbox to run its tool calls in)")
+    out = Path(config.out)
+    _check_out_writable(out)
+    model = resolve_model(config.model, progress=progress)
+    engine = (engine_factory or _llamacpp_engine)(model.path, config)
+    settings = ReplaySettings(config.max_new_tokens, inject_tool_delay, config.grammar)
+    label = Path(source.label).stem if source.run_dir is None else Path(source.label).name[:40]
+    model_label = model.name or Path(model.path).stem  # names hold dots: no Path().stem
+    run_dir = make_run_dir(out, f"replay-{label}-{model_label}"[:80])
+    replay_info = {
+        "source": source.label, "dataset_sha256": source.sha256,
+        "from_run": source.run_dir is not None, "reexecute_tools": reexecute_tools,
+        "inject_tool_delay": inject_tool_delay, "max_new_tokens": config.max_new_tokens,
+        "grammar": config.grammar, "n_ctx": getattr(engine, "n_ctx", config.n_ctx),
+        "seed": config.seed, "conversations": [c.id for c in source.conversations],
+        "assistant_turns": sum(c.assistant_turns for c in source.conversations),
+    }
+    store = RunStore(run_dir, {**config.to_dict(), "replay": replay_info})
+    discovery = discover_all(Path(config.power_root), tdp_w=config.power_estimate_tdp)
+    total = choose_total(discovery)
+    sampler = Sampler(_sample_interval(config, total),
+                      sources=total.sources if total is not None else discovery.sources,
+                      side_sources=discovery.sources)
+    collector = _StepCollector()
+    sink = MeteredSink(FanOut(store, collector, *sinks), sampler, total)
+    provenance = build_provenance(config, model, engine, describe(discovery, total))
+    provenance["replay"] = replay_info
+    turns_path = run_dir / TURNS_FILE
+    turns_path.touch()
+    records: list[TaskRecord] = []
+    status = "failed"
+    t0 = time.monotonic_ns()
+    sampler.start()
+    try:
+        sink.emit(RunStarted(run_dir.name, str(run_dir), f"replay:{source.label}",
+                             tuple(c.id for c in source.conversations), provenance))
+        for conv in source.conversations:
+            if stop_requested():
+                break
+            collector.steps.clear()
+            t_conv = time.monotonic_ns()
+            with _executor_for(conv, source, config, engine, reexecute_tools) as executor:
+                result = replay_conversation(
+                    conv, engine, sink, settings, executor=executor,
+                    stop_requested=stop_requested,
+                    on_turn=lambda t: _append_turn(turns_path, t),
+                )
+            scores = [t.score for t in result.turns]
+            sink.emit(_task_record(result, list(collector.steps),
+                                   (time.monotonic_ns() - t_conv) / 1e6,
+                                   sum(scores) / len(scores) if scores else None))
+            records.append(collector.tasks[-1])
+        status = "interrupted" if stop_requested() else "complete"
+    except KeyboardInterrupt:
+        status = "interrupted"
+        raise
+    finally:
+        sampler.stop()
+        wall_ms = (time.monotonic_ns() - t0) / 1e6
+        run_energy = sum_joules([r.energy_j for r in records])
+        sink.emit(RunFinished(
+            run_dir.name, status, tuple(records), wall_ms, energy_j=run_energy,
+            energy_null_reason=None if run_energy is not None else (
+                next((r.energy_null_reason for r in records if r.energy_j is None), NO_SOURCE)),
+            sample_hz=len(sampler.samples()) / (wall_ms / 1000) if wall_ms > 0 else None,
+        ))
+        store.close()
+        close = getattr(engine, "close", None)
+        if close:
+            close()
+        summary = write_summary(run_dir, replay_info)
+    return ReplayResult(run_dir, status, summary)

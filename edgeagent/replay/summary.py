@@ -1,0 +1,150 @@
+"""A replay's summary in the style of MLPerf's result_summary.json, from its run directory.
+
+Per-turn latency (request start to last token), TTFT and TPOT as mean/p50/p90/p99, input and
+output sequence lengths, KV reuse, duration, turns completed and dropped, validity with its
+reasons, the inline score and, where a power source covered the turns, energy per turn in mJ
+(prefill + decode phases); energy is null with the reason otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..results.store import open_run_db
+
+TURNS_FILE = "replay_turns.jsonl"
+SUMMARY_FILE = "result_summary.json"
+SCORES_FILE = "scores.json"
+REPORT_FILE = "report.txt"
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """Linear interpolation between closest ranks (numpy's default)."""
+    ordered = sorted(values)
+    pos = (len(ordered) - 1) * q / 100
+    lo, hi = math.floor(pos), math.ceil(pos)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
+
+
+def stats(values: Sequence[float | None]) -> dict[str, float | int] | None:
+    xs = [float(v) for v in values if v is not None]
+    if not xs:
+        return None
+    return {"count": len(xs), "mean": sum(xs) / len(xs), "min": min(xs), "max": max(xs),
+            "p50": percentile(xs, 50), "p90": percentile(xs, 90), "p99": percentile(xs, 99)}
+
+
+def read_turns(run_dir: Path) -> list[dict[str, Any]]:
+    path = Path(run_dir) / TURNS_FILE
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def summarize(run_dir: Path, settings: dict[str, Any]) -> dict[str, Any]:
+    run_dir = Path(run_dir)
+    turns = read_turns(run_dir)
+    db = open_run_db(run_dir)
+    try:
+        run = db.execute("SELECT * FROM runs").fetchone()
+        steps = {(r["task_id"], r["step"]): r for r in db.execute("SELECT * FROM steps")}
+    finally:
+        db.close()
+    done = [t for t in turns if t["status"] == "completed"]
+    dropped = [t for t in turns if t["status"] == "dropped"]
+    reasons = [f"{len(dropped)} dropped turn(s); first: {dropped[0]['conversation_id']} turn "
+               f"{dropped[0]['turn']}: {dropped[0]['reason']}"] if dropped else []
+    expected = settings.get("assistant_turns")
+    if expected is not None and len(turns) < expected:
+        reasons.append(f"{expected - len(turns)} turn(s) not attempted (run {run['status']})")
+    if not turns:
+        reasons.append("no turn was replayed")
+    energy_mj: list[float | None] = []
+    energy_reason = None
+    source = scope = None
+    for t in done:
+        s = steps.get((t["conversation_id"], t["step"]))
+        pre, dec = (s["energy_prefill_j"], s["energy_decode_j"]) if s else (None, None)
+        if pre is None or dec is None:
+            energy_mj.append(None)
+            energy_reason = energy_reason or (s["energy_prefill_null_reason"] if s else
+                                              "step not recorded")
+        else:
+            energy_mj.append((pre + dec) * 1000)
+            source, scope = s["energy_prefill_source"], s["energy_prefill_scope"]
+    measured = [e for e in energy_mj if e is not None]
+    gen_s = sum((t["latency_ms"] or 0) for t in done) / 1000
+    out_tokens = sum(t["decoded_tokens"] or 0 for t in done)
+    scores = [t["score"] for t in turns]
+    return {
+        "benchmark": "edgeagent replay (MLPerf Inference Edge Agentic compatible, teacher-forced)",
+        "run_id": run["run_id"] if run else None,
+        "run_status": run["status"] if run else None,
+        "result": "VALID" if not reasons else "INVALID",
+        "valid": not reasons,
+        "invalid_reasons": reasons,
+        "conversations": len({t["conversation_id"] for t in turns}),
+        "turns_total": len(turns),
+        "turns_completed": len(done),
+        "turns_dropped": len(dropped),
+        "duration_s": (run["wall_ms"] or 0) / 1000 if run and run["wall_ms"] else None,
+        "latency_ms": stats([t["latency_ms"] for t in done]),
+        "ttft_ms": stats([t["ttft_ms"] for t in done]),
+        "tpot_ms": stats([t["tpot_ms"] for t in done]),
+        "isl_tokens": stats([t["context_tokens"] for t in done]),
+        "osl_tokens": stats([t["decoded_tokens"] for t in done]),
+        "reused_tokens": stats([t["reused_tokens"] for t in done]),
+        "prefill_tokens": stats([t["prefill_tokens"] for t in done]),
+        "output_tokens_per_s": out_tokens / gen_s if gen_s > 0 else None,
+        "energy_per_turn_mJ": stats(measured) if len(measured) == len(done) and done else None,
+        "energy_source": source if len(measured) == len(done) and done else None,
+        "energy_scope": scope if len(measured) == len(done) and done else None,
+        "energy_null_reason": None if (len(measured) == len(done) and done)
+        else (energy_reason or "no turn completed"),
+        "inline_score": sum(scores) / len(scores) if scores else None,
+        "settings": settings,
+    }
+
+
+def scores_json(turns: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    scores = [t["score"] for t in turns]
+    return {
+        "metric": "multiset IoU of bash executables per assistant turn (missing output: 0)",
+        "mean": sum(scores) / len(scores) if scores else None,
+        "turns": [{k: t[k] for k in ("conversation_id", "turn", "score", "reference_executables",
+                                     "predicted_executables")} for t in turns],
+    }
+
+
+def write_summary(run_dir: Path, settings: dict[str, Any]) -> dict[str, Any]:
+    summary = summarize(run_dir, settings)
+    (Path(run_dir) / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n")
+    (Path(run_dir) / SCORES_FILE).write_text(
+        json.dumps(scores_json(read_turns(run_dir)), indent=2) + "\n")
+    (Path(run_dir) / REPORT_FILE).write_text(summary_text(summary) + "\n")
+    return summary
+
+
+def summary_text(summary: dict[str, Any]) -> str:
+    def ms(key: str) -> str:
+        s = summary.get(key)
+        return f"mean {s['mean']:.1f} p50 {s['p50']:.1f} p90 {s['p90']:.1f} ms" if s else "n/a"
+
+    energy = summary["energy_per_turn_mJ"]
+    score = summary["inline_score"]
+    lines = [
+        f"Result is: {summary['result']}"
+        + (f" ({'; '.join(summary['invalid_reasons'])})" if summary["invalid_reasons"] else ""),
+        f"turns {summary['turns_completed']}/{summary['turns_total']} completed, "
+        f"{summary['turns_dropped']} dropped, {summary['conversations']} conversations, "
+        f"{summary['duration_s'] or 0:.1f} s",
+        f"turn latency {ms('latency_ms')}; TTFT {ms('ttft_ms')}; TPOT {ms('tpot_ms')}",
+        f"inline score {score:.4f}" if score is not None else "inline score n/a",
+        f"energy per turn mean {energy['mean']:.0f} mJ ({summary['energy_source']})" if energy
+        else f"energy per turn n/a ({summary['energy_null_reason']})",
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,107 @@
+"""CLI subcommands of the results package: report, compare, check; and the verdict sink that
+prints the check at the end of every run."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from ..errors import UserError
+from ..events import Event, RunFinished, RunStarted
+
+
+def add_result_commands(sub: argparse._SubParsersAction) -> None:
+    from .formats import FORMATS
+
+    p = sub.add_parser(
+        "report", help="summary of a run directory (text, md, json, csv or html)",
+        description="Summarise a run: per-task outcome, steps, wall time, tokens, the "
+        "prefill/decode/tool split, task-level metrics and the validity verdict.")
+    p.add_argument("run_dir", type=Path, help="a run directory made by `edgeagent run`")
+    p.add_argument("--format", default="text", choices=FORMATS, help="output format (text)")
+    p.add_argument("--bandwidth-gbs", type=float, metavar="GB/S",
+                   help="measured memory bandwidth, for the decode roofline efficiency")
+    p.add_argument("-o", "--output", type=Path, help="write to this file instead of stdout")
+    p.set_defaults(func=_cmd_report)
+
+    c = sub.add_parser(
+        "compare", help="runs side by side: headline metrics, ratios, per-task deltas",
+        description="Compare runs: every headline metric with its ratio to the first run, "
+        "per-task deltas, and warnings when runs are not comparable.")
+    c.add_argument("run_dirs", type=Path, nargs="+", help="run directories (first = baseline)")
+    c.add_argument("--by", choices=["device"], help="pool runs of one device into a column")
+    c.add_argument("--format", default="text", choices=["text", "md", "json"])
+    c.add_argument("--bandwidth-gbs", type=float, metavar="GB/S",
+                   help="measured memory bandwidth, for the decode roofline efficiency")
+    c.set_defaults(func=_cmd_compare)
+
+    k = sub.add_parser(
+        "check", help="VALID or INVALID, with the reasons (MLPerf style)",
+        description="Check a run: finished, no harness errors, no dropped replay turns, "
+        "energy present when requested, enough samples for the reported percentile, "
+        "no thermal throttling. Exit code 0 when VALID, 1 when INVALID.")
+    k.add_argument("run_dir", type=Path, help="a run directory made by `edgeagent run`")
+    k.add_argument("--json", action="store_true", help="print one JSON object")
+    k.set_defaults(func=_cmd_check)
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from .formats import render
+
+    text = render(args.run_dir, args.format, args.bandwidth_gbs)
+    if args.output:
+        try:
+            args.output.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise UserError(f"cannot write {args.output}: {exc.strerror or exc} "
+                            "(choose another --output)") from exc
+        print(f"wrote {args.output}")
+    else:
+        print(text)
+    return 0
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from .compare import compare_dirs
+
+    if args.bandwidth_gbs is not None and args.bandwidth_gbs <= 0:
+        raise UserError("--bandwidth-gbs must be a positive number of GB/s")
+    print(compare_dirs(args.run_dirs, args.by == "device", args.format, args.bandwidth_gbs))
+    return 0
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    from .validity import check_run, verdict_lines
+
+    verdict = check_run(args.run_dir)
+    if args.json:
+        print(json.dumps(verdict.to_dict(), indent=2))
+    else:
+        print("\n".join(verdict_lines(verdict)))
+        for note in verdict.notes:
+            print(f"  ok: {note}")
+    return 0 if verdict.valid else 1
+
+
+class VerdictPrinter:
+    """Prints the run's check when it finishes; it must come after the store in the fan-out
+    (the store has then committed the run's final status)."""
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self.stream = stream or sys.stdout
+        self.run_dir: str | None = None
+
+    def emit(self, event: Event) -> None:
+        if isinstance(event, RunStarted):
+            self.run_dir = event.run_dir
+        elif isinstance(event, RunFinished) and self.run_dir:
+            from .validity import check_run, verdict_lines
+
+            try:
+                lines = verdict_lines(check_run(self.run_dir))
+            except Exception as exc:  # noqa: BLE001 - a failed check must not fail the run
+                lines = [f"check not made: {exc}"]
+            print("\n".join(lines), file=self.stream, flush=True)

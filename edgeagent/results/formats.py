@@ -1,0 +1,182 @@
+"""`edgeagent report --format text|md|json|csv|html`: one run's metrics in each format."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from ..errors import UserError
+from .metrics import Metric, RunData, load_run, roofline_metrics, run_metrics, step_metrics
+from .metrics import task_rows as _task_rows
+from .report import render_report
+from .validity import Verdict, check_data, verdict_lines
+
+FORMATS = ("text", "md", "json", "csv", "html")
+
+_PERCENT_UNITS = {"fraction"}
+
+
+def fmt_value(m: Metric) -> str:
+    if m.value is None:
+        return "n/a"
+    if m.unit in _PERCENT_UNITS:
+        return f"{100 * m.value:.1f}%"
+    if m.unit == "tasks":
+        return f"{m.value:.0f}"
+    v = m.value
+    digits = 3 if abs(v) < 10 else 2 if abs(v) < 100 else 1
+    return f"{v:.{digits}f} {m.unit}"
+
+
+def fmt_metric(m: Metric) -> str:
+    text = fmt_value(m)
+    if m.value is None and m.null_reason:
+        text += f" ({m.null_reason})"
+    return text
+
+
+def all_metrics(data: RunData, bandwidth_gbs: float | None) -> list[Metric]:
+    return run_metrics(data) + roofline_metrics(data, bandwidth_gbs)
+
+
+def _metric_section(metrics: Sequence[Metric]) -> list[str]:
+    by = {m.key: m for m in metrics}
+    f = lambda k: fmt_metric(by[k])  # noqa: E731
+    v = lambda k: fmt_value(by[k])  # noqa: E731
+    lines = ["", "task-level metrics:"]
+    lines.append(f"  resolved {v('tasks_resolved')}/{v('tasks_attempted')} "
+                 f"({v('resolved_rate')}), {v('tasks_per_hour')} completed, "
+                 f"{v('resolved_per_hour')} resolved")
+    lines.append(f"  trajectory latency (n={by['trajectory_p50'].n}): mean "
+                 f"{v('trajectory_mean_s')}, p50 {f('trajectory_p50')}, p90 {f('trajectory_p90')},"
+                 f" p99 {v('trajectory_p99')}; p90 early-stopping bound "
+                 f"{f('trajectory_p90_bound')}")
+    for key, label in (("step_latency", "step latency"), ("ttft", "TTFT"), ("tpot", "TPOT")):
+        lines.append(f"  {label} (n={by[key + '_p50'].n}): p50 {v(key + '_p50')}, "
+                     f"p90 {v(key + '_p90')}, p99 {v(key + '_p99')}")
+    est = " (ESTIMATED)" if "ESTIMATED" in by["energy_j"].label else ""
+    lines.append(f"  energy{est}: per task {f('energy_per_task_j')}, per resolved task "
+                 f"{v('energy_per_resolved_j')}, average power {v('average_power_w')}, "
+                 f"{v('tokens_per_joule')}")
+    for kind in ("time", "energy"):
+        parts = [f"{p} {v(f'{kind}_share_{p}')}"
+                 for p in ("prefill", "decode", "tool", "other", "retrieval")]
+        lines.append(f"  share of {kind}: " + ", ".join(parts))
+    lines.append(f"  decode: {f('decode_achieved_gbs')} read (weights + KV per token x tok/s), "
+                 f"roofline efficiency {f('decode_roofline_efficiency')}")
+    return lines
+
+
+def render_text(run_dir: Path, bandwidth_gbs: float | None = None) -> str:
+    base = render_report(run_dir)
+    data = load_run(run_dir)
+    if not data.runs:
+        return base
+    lines = _metric_section(all_metrics(data, bandwidth_gbs))
+    return "\n".join([base, *lines, "", *verdict_lines(check_data(data))])
+
+
+def _md_table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join("" if c is None else str(c) for c in r) + " |" for r in rows]
+    return out
+
+
+def _task_table(data: RunData) -> tuple[list[str], list[list[Any]]]:
+    header = ["task", "outcome", "termination", "steps", "wall s", "final ctx", "prefilled",
+              "decoded", "reused", "energy J"]
+    rows = [[t["task_id"], t["outcome"], t["termination"], t["steps"], f"{t['wall_s']:.1f}",
+             t["context_tokens_final"], t["prefill_tokens"], t["decoded_tokens"],
+             t["reused_tokens"], "n/a" if t["energy_j"] is None else f"{t['energy_j']:.1f}"]
+            for t in _task_rows(data)]
+    return header, rows
+
+
+def _title(data: RunData) -> str:
+    model = data.provenance.get("model") or {}
+    suite = data.runs[0]["suite"] if data.runs else "?"
+    return (f"run {data.label}: suite {suite}, model {model.get('name') or model.get('path')} "
+            f"({model.get('quantization') or '?'}), device {device_label(data.provenance)}")
+
+
+def device_label(prov: dict[str, Any]) -> str:
+    power = prov.get("power") or {}
+    board = (power.get("jetson_board") or {}).get("model")
+    device = prov.get("device") or {}
+    return str(board or device.get("device_model") or device.get("cpu_model") or "unknown device")
+
+
+def render_md(data: RunData, metrics: Sequence[Metric], verdict: Verdict) -> str:
+    lines = [f"# {_title(data)}", "",
+             f"**Result is: {'VALID' if verdict.valid else 'INVALID'}**", ""]
+    lines += [f"- {r}" for r in verdict.reasons] + ([""] if verdict.reasons else [])
+    lines += ["## Metrics", ""]
+    lines += _md_table(["metric", "value", "n", "note"],
+                       [[m.label, fmt_value(m), m.n, m.null_reason or ""] for m in metrics])
+    lines += ["", "## Tasks", ""]
+    lines += _md_table(*_task_table(data))
+    return "\n".join(lines) + "\n"
+
+
+def to_json(data: RunData, metrics: Sequence[Metric], verdict: Verdict,
+            bandwidth_gbs: float | None) -> dict[str, Any]:
+    model = data.provenance.get("model") or {}
+    return {
+        "label": data.label,
+        "run_dirs": list(data.run_dirs),
+        "suite": data.runs[0]["suite"] if data.runs else None,
+        "status": [r["status"] for r in data.runs],
+        "model": {k: model.get(k) for k in ("name", "sha256", "quantization", "n_ctx",
+                                            "model_size_bytes", "kv_bytes_per_token")},
+        "device": device_label(data.provenance),
+        "bandwidth_gbs": bandwidth_gbs,
+        "metrics": {m.key: asdict(m) for m in metrics},
+        "tasks": _task_rows(data),
+        "steps": step_metrics(data, bandwidth_gbs),
+        "validity": verdict.to_dict(),
+    }
+
+
+def render_csv(data: RunData, metrics: Sequence[Metric], bandwidth_gbs: float | None) -> str:
+    """Tidy rows (level, task, attempt, step, metric, value, unit): every number, pivotable."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["level", "task_id", "attempt", "step", "metric", "value", "unit", "null_reason"])
+    for m in metrics:
+        w.writerow(["run", "", "", "", m.key, m.value, m.unit, m.null_reason or ""])
+    for t in _task_rows(data):
+        for key, value in t.items():
+            if key not in ("task_id", "attempt"):
+                w.writerow(["task", t["task_id"], t["attempt"], "", key, value, "", ""])
+    for s in step_metrics(data, bandwidth_gbs):
+        for key, value in s.items():
+            if key not in ("task_id", "attempt", "step"):
+                w.writerow(["step", s["task_id"], s["attempt"], s["step"], key, value, "", ""])
+    return buf.getvalue()
+
+
+def render(run_dir: Path, fmt: str, bandwidth_gbs: float | None = None) -> str:
+    if fmt not in FORMATS:
+        raise UserError(f"--format {fmt}: unknown (choose one of {', '.join(FORMATS)})")
+    if bandwidth_gbs is not None and bandwidth_gbs <= 0:
+        raise UserError("--bandwidth-gbs must be a positive number of GB/s")
+    if fmt == "text":
+        return render_text(run_dir, bandwidth_gbs)
+    data = load_run(run_dir)
+    metrics = all_metrics(data, bandwidth_gbs)
+    verdict = check_data(data)
+    if fmt == "md":
+        return render_md(data, metrics, verdict)
+    if fmt == "json":
+        return json.dumps(to_json(data, metrics, verdict, bandwidth_gbs), indent=2, default=str)
+    if fmt == "csv":
+        return render_csv(data, metrics, bandwidth_gbs)
+    from .html import render_html
+
+    return render_html(data, metrics, verdict, bandwidth_gbs, md_title=_title(data),
+                       task_table=_task_table(data))

@@ -1,0 +1,175 @@
+"""`edgeagent check`: an MLPerf-style VALID / INVALID verdict on a run, with the reasons.
+
+INVALID when any of: the run did not finish (interrupted, crashed, failed) or left tasks
+unrun; the harness errored on a task (engine or sandbox, not the model's own mistakes);
+replay turns were dropped; energy was requested but is missing; the reported latency
+percentile rests on too few samples; the CPU throttled (its clock fell under load).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from .metrics import HEADLINE_Q, RunData, load_run, min_samples_for, trajectory_bound
+
+HARNESS_TERMINATIONS = {"engine_error", "sandbox_error"}
+# throttling: process CPU above this (percent of one CPU) counts as "under load"
+LOAD_CPU_PERCENT = 50.0
+# a loaded sample whose clock is below this fraction of the loaded peak is a throttled one
+THROTTLE_FRACTION = 0.85
+# throttled only if such samples add up to this many seconds and this share of loaded time
+THROTTLE_MIN_S = 5.0
+THROTTLE_MIN_SHARE = 0.10
+_MAX_SAMPLE_SPAN_NS = 1_000_000_000  # a sample stands for at most a second
+
+
+@dataclass(frozen=True)
+class Verdict:
+    valid: bool
+    reasons: tuple[str, ...]  # why INVALID
+    notes: tuple[str, ...]  # checks that passed or could not be made, for the record
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"result": "VALID" if self.valid else "INVALID", **asdict(self)}
+
+
+def _status_reasons(data: RunData) -> list[str]:
+    if not data.runs:
+        return ["run never started (no run record)"]
+    out = []
+    for run in data.runs:
+        status = run.get("status")
+        if status == "interrupted":
+            out.append(f"run {run['run_id']} interrupted before its end")
+        elif status == "running":
+            out.append(f"run {run['run_id']} ended without finishing (crash or kill)")
+        elif status != "complete":
+            out.append(f"run {run['run_id']} {status}")
+        planned = json.loads(run.get("task_ids_json") or "[]")
+        done = {t["task_id"] for t in data.tasks}
+        missing = [t for t in planned if t not in done]
+        if missing:
+            out.append(f"{len(missing)} of {len(planned)} tasks not run: {', '.join(missing[:5])}"
+                       + (" ..." if len(missing) > 5 else ""))
+    return out
+
+
+def _harness_reasons(data: RunData) -> list[str]:
+    bad = [t for t in data.tasks
+           if t["outcome"] == "error" or t["termination"] in HARNESS_TERMINATIONS]
+    return [f"task {t['task_id']} errored in the harness ({t['termination']}: "
+            f"{(t.get('error') or 'no detail')[:120]})" for t in bad]
+
+
+def dropped_turns(data: RunData) -> int | None:
+    """Dropped replay turns, from whichever record the run has (the replay's per-turn file,
+    a dropped_turns column, a step flag, a task terminated by dropped turns); None when the
+    run records none of them."""
+    counts: list[int] = []
+    if data.replay_dropped is not None:
+        counts.append(data.replay_dropped)
+    if any(t["termination"] == "dropped_turns" for t in data.tasks):
+        counts.append(sum(1 for t in data.tasks if t["termination"] == "dropped_turns"))
+    for table, rows in (("runs", data.runs), ("tasks", data.tasks)):
+        if "dropped_turns" in data.extra_columns.get(table, ()):
+            counts.append(sum(int(r.get("dropped_turns") or 0) for r in rows))
+    cols = data.extra_columns.get("steps", ())
+    for col in ("dropped", "dropped_reason"):
+        if col in cols:
+            counts.append(sum(1 for s in data.steps if s.get(col)))
+    return max(counts) if counts else None
+
+
+def energy_requested(data: RunData) -> bool:
+    """A sensor was found, or the config asked for energy (a sensor root, an estimate,
+    an idle baseline or require_energy)."""
+    cfg = data.config
+    total = (data.provenance.get("power") or {}).get("total")
+    return bool(
+        total or cfg.get("require_energy") or cfg.get("power_estimate_tdp")
+        or (cfg.get("baseline_s") or 0) > 0 or cfg.get("power_root") not in (None, "", "/")
+    )
+
+
+def _energy_reasons(data: RunData) -> tuple[list[str], list[str]]:
+    missing = [t for t in data.tasks if t.get("energy_j") is None]
+    if not missing:
+        return [], ([] if not data.tasks else ["energy measured for every task"])
+    why = sorted({t.get("energy_null_reason") or "no reason recorded" for t in missing})
+    if energy_requested(data):
+        return [f"energy requested but missing for {len(missing)} of {len(data.tasks)} tasks "
+                f"({'; '.join(why)})"], []
+    return [], [f"energy not measured ({'; '.join(why)}); not requested, so not a failure"]
+
+
+def _sample_reasons(data: RunData) -> tuple[list[str], list[str]]:
+    n = len(data.tasks)
+    need = min_samples_for(HEADLINE_Q)
+    q = f"p{HEADLINE_Q * 100:g}"
+    bound = trajectory_bound(data)
+    if n < need:
+        return [f"{n} trajectories are too few for the reported {q} latency (at least {need}; "
+                f"the early-stopping bound needs {bound.min_samples})"], []
+    if bound.value is None:
+        return [], [f"{q} from {n} trajectories; the early-stopping bound needs "
+                    f"{bound.min_samples}, so it is not reported"]
+    return [], [f"{q} early-stopping bound from {n} trajectories"]
+
+
+def throttling(samples: Sequence[dict[str, Any]]) -> tuple[str | None, str]:
+    """(reason if throttled, note): sustained CPU clock drop while this process is busy."""
+    loaded: list[tuple[int, float, float | None]] = []
+    for a, b in zip(samples, list(samples[1:]) + [None], strict=False):
+        if a.get("cpu_mhz") is None or (a.get("cpu_percent") or 0) < LOAD_CPU_PERCENT:
+            continue
+        span = min(max(0, b["t_ns"] - a["t_ns"]), _MAX_SAMPLE_SPAN_NS) if b else 0
+        loaded.append((span, a["cpu_mhz"], a.get("temp_c")))
+    if len(loaded) < 10:
+        return None, "throttling not checked (fewer than 10 loaded samples with a CPU clock)"
+    clocks = sorted(mhz for _, mhz, _ in loaded)
+    peak = clocks[int(0.9 * (len(clocks) - 1))]
+    low = [(span, mhz, temp) for span, mhz, temp in loaded if mhz < THROTTLE_FRACTION * peak]
+    loaded_s = sum(span for span, _, _ in loaded) / 1e9
+    low_s = sum(span for span, _, _ in low) / 1e9
+    if low and low_s >= THROTTLE_MIN_S and loaded_s and low_s / loaded_s >= THROTTLE_MIN_SHARE:
+        temps = [t for _, _, t in low if t is not None]
+        hot = f"; max temperature {max(temps):.0f} C" if temps else ""
+        low_mhz = sorted(m for _, m, _ in low)[len(low) // 2]
+        return (f"throttling: CPU clock under load fell below {THROTTLE_FRACTION:.0%} of its "
+                f"loaded peak ({peak:.0f} -> median {low_mhz:.0f} MHz) for {low_s:.1f} s, "
+                f"{low_s / loaded_s:.0%} of loaded time{hot}"), ""
+    return None, f"no throttling (loaded clock peak {peak:.0f} MHz over {loaded_s:.1f} s)"
+
+
+def check_data(data: RunData) -> Verdict:
+    reasons = _status_reasons(data) + _harness_reasons(data)
+    notes: list[str] = []
+    dropped = dropped_turns(data)
+    if dropped:
+        reasons.append(f"{dropped} replay turns dropped (valid only with 0)")
+    elif dropped == 0:
+        notes.append("0 replay turns dropped")
+    for fn in (_energy_reasons, _sample_reasons):
+        r, n = fn(data)
+        reasons += r
+        notes += n
+    throttled, note = throttling(data.samples)
+    if throttled:
+        reasons.append(throttled)
+    else:
+        notes.append(note)
+    return Verdict(not reasons, tuple(reasons), tuple(notes))
+
+
+def check_run(run_dir: Path | str) -> Verdict:
+    return check_data(load_run(run_dir))
+
+
+def verdict_lines(verdict: Verdict) -> list[str]:
+    lines = [f"Result is: {'VALID' if verdict.valid else 'INVALID'}"]
+    lines += [f"  - {r}" for r in verdict.reasons]
+    return lines

@@ -1,0 +1,35 @@
+"""Evidence retrieval for the agent: chunking, on-device embeddings (onnxruntime), a sqlite-vec
++ FTS5 index with hybrid ranking, and the search_code tool's backend.
+
+Optional: `pip install 'edgeagent[retrieval]'`. This module imports nothing heavy, so the
+rest of edgeagent can ask whether retrieval is available without loading it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+REQUIRED_MODULES = ("onnxruntime", "tokenizers", "sqlite_vec", "numpy")
+
+
+def missing_dependencies() -> list[str]:
+    """The modules retrieval needs that are not installed (sqlean only where the stdlib
+    sqlite3 cannot load extensions)."""
+    missing = [m for m in REQUIRED_MODULES if importlib.util.find_spec(m) is None]
+    import sqlite3
+
+    if not hasattr(sqlite3.Connection, "enable_load_extension") and (
+        importlib.util.find_spec("sqlean") is None
+    ):
+        missing.append("sqlean")
+    return missing
+
+
+def unavailable_reason() -> str | None:
+    missing = missing_dependencies()
+    if not missing:
+        return None
+    return (
+        f"retrieval needs {', '.join(missing)}: install them with "
+        "pip install 'edgeagent[retrieval]'"
+    )

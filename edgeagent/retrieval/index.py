@@ -1,0 +1,223 @@
+"""The index: one SQLite file holding chunks, a sqlite-vec `vec0` table (cosine) and an FTS5
+table (BM25), ranked separately and fused by reciprocal rank fusion."""
+
+from __future__ import annotations
+
+import re
+import struct
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .chunker import Chunk
+
+RRF_K = 60  # the constant of Cormack et al.; damps the weight of the very top ranks
+CANDIDATES = 50  # per ranker, before fusion
+
+
+def connect(path: Path | str) -> Any:
+    """A connection that has sqlite-vec loaded: the stdlib module where it can load
+    extensions, else sqlean (a drop-in build that can)."""
+    import sqlite3
+
+    import sqlite_vec
+
+    conn = sqlite3.connect(str(path))
+    if not hasattr(conn, "enable_load_extension"):
+        conn.close()
+        import sqlean
+
+        conn = sqlean.connect(str(path))
+    conn.enable_load_extension(True)
+    sqlite_vec.load(conn)
+    conn.enable_load_extension(False)
+    return conn
+
+
+@dataclass(frozen=True)
+class Hit:
+    chunk: Chunk
+    score: float  # fused RRF score (hybrid), cosine similarity (vector) or -bm25 (text)
+    vector_rank: int | None  # 1-based rank in each list; None when absent from it
+    text_rank: int | None
+
+
+def _blob(vector: np.ndarray) -> bytes:
+    v = np.asarray(vector, dtype=np.float32).ravel()
+    return struct.pack(f"{v.size}f", *v)
+
+
+_WORD = re.compile(r"[A-Za-z0-9]+")
+
+
+def fts_query(text: str) -> str | None:
+    """Free text -> an FTS5 OR query of its words (quoted: no FTS syntax can leak in);
+    snake_case and camelCase identifiers also match their parts."""
+    words: list[str] = []
+    for raw in _WORD.findall(text):
+        parts = re.findall(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])", raw) or [raw]
+        for w in [raw, *parts]:
+            w = w.lower()
+            if w not in words:
+                words.append(w)
+    return " OR ".join(f'"{w}"' for w in words) or None
+
+
+class Index:
+    def __init__(self, path: Path | str, dims: int) -> None:
+        self.path = Path(path)
+        self.dims = dims
+        self.conn = connect(self.path)
+        self.conn.executescript(f"""
+            PRAGMA journal_mode = MEMORY;
+            PRAGMA synchronous = OFF;
+            CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+            CREATE TABLE IF NOT EXISTS files (
+                path TEXT PRIMARY KEY, sha256 TEXT NOT NULL, size INTEGER, mtime_ns INTEGER);
+            CREATE TABLE IF NOT EXISTS chunks (
+                id INTEGER PRIMARY KEY, path TEXT NOT NULL, start_line INTEGER,
+                end_line INTEGER, kind TEXT, text TEXT);
+            CREATE INDEX IF NOT EXISTS chunks_path ON chunks(path);
+            CREATE VIRTUAL TABLE IF NOT EXISTS vec_chunks
+                USING vec0(embedding float[{dims}] distance_metric=cosine);
+            CREATE VIRTUAL TABLE IF NOT EXISTS fts_chunks USING fts5(path, text);
+        """)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # -- metadata --
+
+    def get_meta(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+        self.conn.commit()
+
+    def files(self) -> dict[str, tuple[str, int, int]]:
+        rows = self.conn.execute("SELECT path, sha256, size, mtime_ns FROM files")
+        return {p: (sha, size, mtime) for p, sha, size, mtime in rows}
+
+    def touch_file(self, path: str, size: int, mtime_ns: int) -> None:
+        self.conn.execute(
+            "UPDATE files SET size = ?, mtime_ns = ? WHERE path = ?", (size, mtime_ns, path)
+        )
+
+    def count(self) -> int:
+        return self.conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+
+    # -- writing --
+
+    def put_file(
+        self, path: str, sha256: str, size: int, mtime_ns: int,
+        chunks: Sequence[Chunk], vectors: np.ndarray | None,
+    ) -> None:
+        """Replace everything indexed for path with these chunks and their vectors."""
+        self.remove_file(path, commit=False)
+        self.conn.execute(
+            "INSERT INTO files VALUES (?, ?, ?, ?)", (path, sha256, size, mtime_ns)
+        )
+        self.add_chunks(chunks, vectors, commit=False)
+        self.conn.commit()
+
+    def add_chunks(
+        self, chunks: Sequence[Chunk], vectors: np.ndarray | None, *, commit: bool = True
+    ) -> list[int]:
+        ids = []
+        for i, c in enumerate(chunks):
+            cur = self.conn.execute(
+                "INSERT INTO chunks (path, start_line, end_line, kind, text) VALUES (?,?,?,?,?)",
+                (c.path, c.start_line, c.end_line, c.kind, c.text),
+            )
+            rowid = cur.lastrowid
+            ids.append(rowid)
+            assert vectors is not None
+            self.conn.execute(
+                "INSERT INTO vec_chunks (rowid, embedding) VALUES (?, ?)",
+                (rowid, _blob(vectors[i])),
+            )
+            self.conn.execute(
+                "INSERT INTO fts_chunks (rowid, path, text) VALUES (?, ?, ?)",
+                (rowid, c.path, c.text),
+            )
+        if commit:
+            self.conn.commit()
+        return ids
+
+    def remove_file(self, path: str, *, commit: bool = True) -> None:
+        ids = [r[0] for r in self.conn.execute("SELECT id FROM chunks WHERE path = ?", (path,))]
+        for rowid in ids:
+            self.conn.execute("DELETE FROM vec_chunks WHERE rowid = ?", (rowid,))
+            self.conn.execute("DELETE FROM fts_chunks WHERE rowid = ?", (rowid,))
+        self.conn.execute("DELETE FROM chunks WHERE path = ?", (path,))
+        self.conn.execute("DELETE FROM files WHERE path = ?", (path,))
+        if commit:
+            self.conn.commit()
+
+    # -- reading --
+
+    def chunks_by_id(self, ids: Iterable[int]) -> dict[int, Chunk]:
+        ids = list(ids)
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        rows = self.conn.execute(
+            f"SELECT id, path, start_line, end_line, text, kind FROM chunks WHERE id IN ({marks})",
+            ids,
+        )
+        return {r[0]: Chunk(r[1], r[2], r[3], r[4], r[5]) for r in rows}
+
+    def vector_ranked(self, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
+        """(chunk id, cosine distance), nearest first."""
+        rows = self.conn.execute(
+            "SELECT rowid, distance FROM vec_chunks WHERE embedding MATCH ? AND k = ? "
+            "ORDER BY distance",
+            (_blob(vector), k),
+        )
+        return [(r[0], r[1]) for r in rows]
+
+    def text_ranked(self, query: str, k: int) -> list[tuple[int, float]]:
+        """(chunk id, bm25) best first; FTS5's bm25() is lower-is-better."""
+        match = fts_query(query)
+        if match is None:
+            return []
+        rows = self.conn.execute(
+            "SELECT rowid, bm25(fts_chunks) AS s FROM fts_chunks WHERE fts_chunks MATCH ? "
+            "ORDER BY s LIMIT ?",
+            (match, k),
+        )
+        return [(r[0], r[1]) for r in rows]
+
+    def search(
+        self, vector: np.ndarray, query: str, k: int, mode: str = "hybrid",
+        candidates: int = CANDIDATES,
+    ) -> list[Hit]:
+        """Top k chunks: 'vector' (cosine), 'text' (BM25) or 'hybrid' (RRF of both)."""
+        pool = max(k, candidates)
+        vec = self.vector_ranked(vector, pool) if mode in ("vector", "hybrid") else []
+        txt = self.text_ranked(query, pool) if mode in ("text", "hybrid") else []
+        vrank = {cid: r for r, (cid, _) in enumerate(vec, 1)}
+        trank = {cid: r for r, (cid, _) in enumerate(txt, 1)}
+        if mode == "vector":
+            scored = [(cid, 1.0 - d) for cid, d in vec[:k]]
+        elif mode == "text":
+            scored = [(cid, -s) for cid, s in txt[:k]]
+        else:
+            fused: dict[int, float] = {}
+            for ranks in (vrank, trank):
+                for cid, r in ranks.items():
+                    fused[cid] = fused.get(cid, 0.0) + 1.0 / (RRF_K + r)
+            # ties (same ranks in both lists) go to the better vector rank, then the id
+            scored = sorted(
+                fused.items(), key=lambda kv: (-kv[1], vrank.get(kv[0], 1 << 30), kv[0])
+            )[:k]
+        chunks = self.chunks_by_id(cid for cid, _ in scored)
+        return [
+            Hit(chunks[cid], score, vrank.get(cid), trank.get(cid))
+            for cid, score in scored if cid in chunks
+        ]

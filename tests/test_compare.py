@@ -1,0 +1,87 @@
+"""`edgeagent compare`: ratios of every headline metric to the first run, per-task deltas,
+warnings that say why runs are not comparable, and `--by device` pooling."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from run_fixture import default_tasks, provenance, replace_task, write_run
+
+from edgeagent import cli
+from edgeagent.results.compare import compare_runs
+from edgeagent.results.metrics import load_run
+
+
+def slower_tasks(wall: float = 2.0, energy: float = 0.5):
+    """The default tasks taking `wall` x the time and `energy` x the joules."""
+    return [(replace_task(t, wall_ms=t.wall_ms * wall, energy_j=t.energy_j * energy,
+                          average_w=t.energy_j * energy / (t.wall_ms * wall / 1000)), s)
+            for t, s in default_tasks()]
+
+
+@pytest.fixture
+def pair(tmp_path: Path) -> tuple[Path, Path]:
+    a = write_run(tmp_path / "a", prov=provenance(device="Board A"))
+    b = write_run(tmp_path / "b", slower_tasks(), wall_ms=40_000,
+                  prov=provenance(device="Board B"))
+    return a, b
+
+
+def test_ratios_of_headline_metrics(pair: tuple[Path, Path]) -> None:
+    c = compare_runs([load_run(p) for p in pair])
+    assert c.ratio("trajectory_mean_s", 1) == pytest.approx(2.0)  # 14 s vs 7 s
+    assert c.ratio("tasks_per_hour", 1) == pytest.approx(0.5)  # 40 s run vs 20 s
+    assert c.ratio("energy_j", 1) == pytest.approx(0.5)  # 55 J vs 110 J
+    assert c.ratio("energy_per_resolved_j", 1) == pytest.approx(0.5)
+    assert c.ratio("average_power_w", 1) == pytest.approx(0.25)  # half the J over twice the s
+    assert c.ratio("tokens_per_joule", 1) == pytest.approx(2.0)
+    assert c.ratio("resolved_rate", 1) == pytest.approx(1.0)
+    assert c.ratio("trajectory_p90", 1) is None  # n/a on both sides: no ratio
+    deltas = {d["task_id"]: d for d in c.task_deltas}
+    assert deltas["a"]["wall_s_delta"] == pytest.approx(8.0)
+    assert deltas["b"]["energy_j_delta"] == pytest.approx(-25.0)
+    assert deltas["a"]["outcome"] == "resolved -> resolved"
+    # same suite, tasks, model and config: only the device differs
+    assert len(c.warnings) == 1 and c.warnings[0].startswith("device differs")
+
+
+def test_warnings_say_why_runs_are_not_comparable(tmp_path: Path) -> None:
+    a = write_run(tmp_path / "a")
+    b = write_run(tmp_path / "b", suite="core", prov=provenance(sha="b" * 64),
+                  config={"suite": "core", "model": "m", "max_steps": 9})
+    c = compare_runs([load_run(a), load_run(b)])
+    text = "\n".join(c.warnings)
+    assert "not comparable: suite differs (a: ['s'], b: ['core'])" in text
+    assert f"not comparable: model sha256 differs (a: {'a' * 12}, b: {'b' * 12})" in text
+    assert "not comparable: config max_steps differs (a: None, b: 9)" in text
+    assert "not comparable: config suite differs" in text
+
+
+def test_compare_cli_text_and_json(pair: tuple[Path, Path],
+                                   capsys: pytest.CaptureFixture[str]) -> None:
+    a, b = pair
+    assert cli.main(["compare", str(a), str(b)]) == 0
+    out = capsys.readouterr().out
+    assert "warning: device differs" in out
+    line = next(x for x in out.splitlines() if x.startswith("energy per task "))
+    assert "55.00 J" in line and "27.50 J" in line and "0.50x" in line
+    assert cli.main(["compare", str(a), str(b), "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["ratios"]["trajectory_mean_s"] == [pytest.approx(2.0)]
+    assert cli.main(["compare", str(a)]) == 2  # one run is no comparison
+
+
+def test_by_device_pools_runs_of_one_device(tmp_path: Path) -> None:
+    a1 = write_run(tmp_path / "a1", prov=provenance(device="Board A"))
+    a2 = write_run(tmp_path / "a2", prov=provenance(device="Board A"))
+    b = write_run(tmp_path / "b", slower_tasks(), wall_ms=40_000,
+                  prov=provenance(device="Board B"))
+    c = compare_runs([load_run(p) for p in (a1, a2, b)], by_device=True)
+    assert c.labels == ("Board A (2 runs)", "Board B")
+    pooled = {m.key: m.value for m in c.metrics[0]}
+    assert pooled["tasks_attempted"] == 4 and pooled["energy_j"] == pytest.approx(220.0)
+    assert pooled["tasks_per_hour"] == pytest.approx(4 / (40 / 3600))
+    assert c.ratio("trajectory_mean_s", 1) == pytest.approx(2.0)
+    assert not any("device differs" in w for w in c.warnings)

@@ -1,0 +1,137 @@
+"""`edgeagent doctor`: findings and fixes, on fixture sysfs trees and a faked CPU/build."""
+
+from __future__ import annotations
+
+import builtins
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from edgeagent import doctor
+from edgeagent.cli import main
+
+FIXTURES = Path(__file__).parent / "fixtures" / "sysfs"
+
+
+def _tree(tmp_path: Path, rel: str) -> Path:
+    root = tmp_path / "root"
+    shutil.copytree(FIXTURES / rel, root, symlinks=True)
+    return root.resolve()
+
+
+def _doctor_json(capsys: pytest.CaptureFixture[str], *args: str) -> dict:
+    assert main(["doctor", "--json", *args]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _find(report: dict, area: str, name: str) -> dict:
+    matches = [f for f in report["findings"] if (f["area"], f["name"]) == (area, name)]
+    assert len(matches) == 1, (area, name, report["findings"])
+    return matches[0]
+
+
+def test_jetson_tree_shows_board_release_and_module_total(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = _doctor_json(capsys, "--root", str(_tree(tmp_path, "jetson/jp5_agx_orin")))
+    assert _find(report, "jetson", "model")["detail"] == "Jetson AGX Orin Developer Kit"
+    assert _find(report, "jetson", "L4T release")["detail"] == "35.4.1"
+    total = _find(report, "power", "total")
+    assert (total["status"], total["detail"]) == ("ok", "jetson:total (scope soc)")
+    # NVML cannot read power on a Jetson before Thor: expected, so not a warning.
+    assert _find(report, "power", "nvml")["status"] == "info"
+
+
+def test_root_only_rapl_counters_are_warnings_with_the_chmod_fix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _tree(tmp_path, "rapl/laptop")
+    real_open, real_os_open = builtins.open, os.open
+
+    # Tests run as root, so chmod would not stop the read: the kernel's EACCES is stood in
+    # for at open(), as energy_uj is root-only since CVE-2020-8694.
+    def deny(opener):  # noqa: ANN001, ANN202
+        def fake(file, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+            if str(file).endswith("energy_uj"):
+                raise PermissionError(13, "Permission denied", str(file))
+            return opener(file, *args, **kwargs)
+        return fake
+
+    monkeypatch.setattr(builtins, "open", deny(real_open))
+    monkeypatch.setattr(os, "open", deny(real_os_open))
+    report = _doctor_json(capsys, "--root", str(root))
+    rapl = [f for f in report["findings"] if f["area"] == "power" and f["name"].startswith("rapl:")]
+    assert [f["name"] for f in rapl] == [
+        "rapl:package-0", "rapl:package-0/core", "rapl:package-0/uncore", "rapl:psys"]
+    for f in rapl:
+        assert (f["status"], f["detail"]) == ("warn", "permission denied")
+        assert f["fix"].startswith("sudo chmod a+r /sys/class/powercap/intel-rapl:*/energy_uj")
+    assert _find(report, "power", "total")["status"] == "warn"
+    assert report["status"] == "warn"
+
+
+def test_readable_rapl_tree_picks_psys_as_total(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = _doctor_json(capsys, "--root", str(_tree(tmp_path, "rapl/laptop")))
+    assert _find(report, "power", "total")["detail"] == "rapl:psys (scope psys)"
+    assert _find(report, "power", "rapl:psys")["status"] == "ok"
+
+
+def test_native_amx_build_on_an_amx_cpu_is_a_failure_with_the_portable_fix(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    import llama_cpp
+
+    monkeypatch.setattr(doctor, "has_amx", lambda: True)
+    monkeypatch.setattr(llama_cpp, "llama_print_system_info",
+                        lambda: b"CPU : AVX2 = 1 | AVX512 = 1 | AMX_INT8 = 1 | ")
+    report = _doctor_json(capsys, "--root", str(tmp_path))
+    amx = _find(report, "llama.cpp", "AMX")
+    assert amx["status"] == "fail"
+    assert 'CMAKE_ARGS="-DGGML_NATIVE=OFF"' in amx["fix"]
+    assert report["status"] == "fail"
+
+
+def test_portable_build_on_an_amx_cpu_is_fine(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    monkeypatch.setattr(doctor, "has_amx", lambda: True)
+    report = _doctor_json(capsys, "--root", str(tmp_path))
+    assert _find(report, "llama.cpp", "AMX")["status"] == "ok"
+
+
+def test_build_features_parse_llama_system_info() -> None:
+    info = "CPU : SSE3 = 1 | AVX = 1 | AVX2 = 1 | AVX512 = 0 | LLAMAFILE = 1 | "
+    assert doctor.build_features(info) == {
+        "SSE3": True, "AVX": True, "AVX2": True, "AVX512": False, "LLAMAFILE": True}
+
+
+def test_text_screen_names_areas_and_counts(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    assert main(["doctor", "--root", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    for area in ("python:", "packages:", "llama.cpp:", "sqlite:", "models:", "power:"):
+        assert f"\n{area}" in f"\n{out}"
+    assert out.rstrip().splitlines()[-1].endswith("warning(s)")
+
+
+def test_bad_root_is_one_line_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main(["doctor", "--root", str(tmp_path / "nope")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--root" in err and "not a directory" in err
+
+
+def test_bandwidth_is_measured_on_request(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    report = _doctor_json(capsys, "--root", str(tmp_path), "--bandwidth")
+    bw = _find(report, "memory", "bandwidth")
+    gbs = float(bw["detail"].split(" GB/s")[0])
+    assert gbs > 0.1 and "--bandwidth-gbs" in bw["fix"]
+    assert not [f for f in _doctor_json(capsys, "--root", str(tmp_path))["findings"]
+                if f["name"] == "bandwidth"]

@@ -1,0 +1,273 @@
+"""Retrieval benchmark, one JSON object on stdout:
+
+- embedding throughput of edgeagent's Embedder vs raw onnxruntime on the same inputs (the same
+  tokenised, padded batches; raw = session.run only), interleaved, median of repeats;
+- index build time of a repository (default: the edgeagent package source; pass --repo);
+- query latency p50/p95 (query embedding, and vector / BM25 / hybrid search) at 1k, 10k and
+  50k chunks: real chunk texts of the repository repeated for BM25, random unit vectors for
+  the vec0 table (an exact KNN scan costs the same whatever the vectors are);
+- recall@10 of hybrid vs vector-only vs BM25-only on a labelled query set over the edgeagent
+  source (LABELLED below: query -> file and the function/class that answers it).
+
+Usage: PYTHONPATH=. python tools/bench_retrieval.py [--repo DIR] [--threads N] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from edgeagent.retrieval.chunker import Chunk, chunk_text, list_files, read_source  # noqa: E402
+from edgeagent.retrieval.embedder import Embedder, session_options  # noqa: E402
+from edgeagent.retrieval.index import Index  # noqa: E402
+from edgeagent.retrieval.registry import resolve_embedding_model  # noqa: E402
+from edgeagent.retrieval.service import RetrievalService  # noqa: E402
+
+# (query, file under edgeagent/, the def/class whose chunk answers it)
+LABELLED: list[tuple[str, str, str]] = [
+    ("cache the sha256 of a model file so it is not hashed again", "models.py", "cached_sha256"),
+    ("download a wheel with pip without its dependencies", "models.py", "download_wheel"),
+    ("kill the whole process group of a command that timed out", "sandbox/process.py",
+     "_kill_session"),
+    ("environment variables given to sandboxed commands", "sandbox/process.py", "scrubbed_env"),
+    ("refuse a path that escapes the workspace", "sandbox/workspace.py", "resolve"),
+    ("integrate power samples over time to get joules", "meter/energy.py", "integrate_power"),
+    ("energy counter wraparound between two readings", "meter/energy.py", "counter_delta"),
+    ("measure idle power before the run starts", "meter/baseline.py", "measure_baseline"),
+    ("parse a duration like 0.5s or 2m", "meter/baseline.py", "parse_duration"),
+    ("hint for the model when the old text of an edit is not found", "sandbox/tools.py",
+     "_not_found_hint"),
+    ("parse the model's JSON tool call leniently", "agent/actions.py", "parse_action"),
+    ("GBNF grammar for tool calls from a JSON schema", "agent/actions.py", "action_grammar"),
+    ("copy in the hidden tests and run them to grade a task", "suite.py", "grade"),
+    ("check that the reference solution really fixes the task", "suite.py", "validate_task"),
+    ("config value of the wrong type gives an error naming the key", "config.py", "_coerce"),
+    ("reuse the KV cache prefix of the previous prompt", "engine/llamacpp.py", "_reused_prefix"),
+    ("CPUs with AMX crash native llama.cpp builds", "engine/llamacpp.py", "_cpu_has_amx"),
+    ("battery discharge power in watts", "meter/sources/battery.py", "read_watts"),
+    ("RAPL energy counter maximum range before it wraps", "meter/sources/rapl.py",
+     "_wrap_joules"),
+    ("plain-text summary of a run directory", "results/report.py", "render_report"),
+    ("create a new run directory with a unique name", "results/store.py", "make_run_dir"),
+    ("Ctrl-C stops the run after the current step", "cli.py", "_StopFlag"),
+    ("reciprocal rank fusion of vector and BM25 rankings", "retrieval/index.py", "search"),
+    ("split Python files into top-level functions and classes", "retrieval/chunker.py",
+     "_python_chunks"),
+    ("mean pooling and L2 normalisation of token embeddings", "retrieval/embedder.py", "pool"),
+    ("CPU utilisation percent from process time deltas", "meter/sampler.py", "_cpu_percent"),
+    ("energy of each step split into prefill, decode and tool phases",
+     "meter/attribution.py", "_metered"),
+    ("render the chat template with jinja", "engine/chat_template.py", "render_text"),
+]
+
+
+def pct(values: list[float], q: float) -> float:
+    return float(np.percentile(np.asarray(values), q))
+
+
+def repo_chunks(root: Path) -> list[Chunk]:
+    out = []
+    for rel in list_files(root):
+        src = read_source(root, rel)
+        if src.text:
+            out += chunk_text(rel, src.text)
+    return out
+
+
+def bench_throughput(embedder: Embedder, texts: list[str], repeats: int) -> dict:
+    import onnxruntime as ort
+
+    model = resolve_embedding_model(embedder.name)
+    raw = ort.InferenceSession(str(model.onnx_path), session_options(embedder.threads),
+                               providers=["CPUExecutionProvider"])
+    feeds = [f for _, f in embedder.batches(texts)]  # exactly what embed() will run
+    out_name = embedder.spec.output
+    embedder.embed(texts[:4])  # warm both sessions
+    raw.run([out_name], feeds[0])
+    ours_s, raw_s = [], []
+    for _ in range(repeats):  # interleaved: background load hits both alike
+        t = time.perf_counter()
+        embedder.embed(texts)
+        ours_s.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        for f in feeds:
+            raw.run([out_name], f)
+        raw_s.append(time.perf_counter() - t)
+    ours, rawm = statistics.median(ours_s), statistics.median(raw_s)
+    tokens = int(sum(f["attention_mask"].sum() for f in feeds))
+    return {
+        "texts": len(texts), "tokens": tokens, "batch_size": embedder.batch_size,
+        "threads": embedder.threads, "repeats": repeats,
+        "edgeagent_chunks_per_s": len(texts) / ours, "raw_onnxruntime_chunks_per_s":
+        len(texts) / rawm, "ratio": rawm / ours,
+        "edgeagent_s": ours_s, "raw_s": raw_s,
+        "note": "edgeagent = tokenize + pad + run + mean-pool + L2; raw = session.run on the "
+                "same padded batches",
+    }
+
+
+def bench_build(embedder: Embedder, repo: Path, cache: Path) -> dict:
+    class Timed:  # the embedder, with its time counted
+        def __init__(self, inner: Embedder) -> None:
+            self.inner, self.seconds, self.texts = inner, 0.0, 0
+
+        def __getattr__(self, name):
+            return getattr(self.inner, name)
+
+        def embed(self, texts):
+            t = time.perf_counter()
+            out = self.inner.embed(texts)
+            self.seconds += time.perf_counter() - t
+            self.texts += len(texts)
+            return out
+
+    timed = Timed(embedder)
+    svc = RetrievalService(cache_dir=cache, embedder=timed)
+    r = svc.retriever(repo)
+    t = time.perf_counter()
+    cached = r.open()
+    build = time.perf_counter() - t
+    chunks = r.index.count()
+    r.close()
+    r2 = svc.retriever(repo)
+    t = time.perf_counter()
+    cached2 = r2.open()
+    reuse = time.perf_counter() - t
+    r2.close()
+    return {
+        "repo": str(repo), "files": len(list_files(repo)), "chunks": chunks,
+        "build_ms": build * 1000, "embed_ms": timed.seconds * 1000,
+        "embed_chunks_per_s": timed.texts / timed.seconds if timed.seconds else None,
+        "cached_first": cached, "cache_hit_open_ms": reuse * 1000, "cached_second": cached2,
+    }
+
+
+def bench_queries(embedder: Embedder, base: list[Chunk], sizes: list[int], n_q: int) -> dict:
+    queries = [q for q, _, _ in LABELLED]
+    q_vecs, embed_ms = [], []
+    for i in range(n_q):
+        t = time.perf_counter()
+        q_vecs.append(embedder.embed_one(queries[i % len(queries)]))
+        embed_ms.append((time.perf_counter() - t) * 1000)
+    out = {"query_embed_ms": {"p50": pct(embed_ms, 50), "p95": pct(embed_ms, 95)},
+           "queries": n_q, "sizes": {}}
+    rng = np.random.default_rng(0)
+    with tempfile.TemporaryDirectory() as tmp:
+        for size in sizes:
+            index = Index(Path(tmp) / f"{size}.sqlite", embedder.dims)
+            chunks = [Chunk(f"synthetic/{i // 20}.py", 1, 1, base[i % len(base)].text, "window")
+                      for i in range(size)]
+            vectors = rng.standard_normal((size, embedder.dims)).astype(np.float32)
+            vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+            t = time.perf_counter()
+            index.add_chunks(chunks, vectors)
+            insert_s = time.perf_counter() - t
+            row: dict = {"insert_ms": insert_s * 1000}
+            for mode in ("vector", "text", "hybrid"):
+                times = []
+                for i in range(n_q):
+                    t = time.perf_counter()
+                    index.search(q_vecs[i], queries[i % len(queries)], 10, mode)
+                    times.append((time.perf_counter() - t) * 1000)
+                row[f"{mode}_ms"] = {"p50": pct(times, 50), "p95": pct(times, 95)}
+            out["sizes"][str(size)] = row
+            index.close()
+    return out
+
+
+def target_span(src: Path, path: str, symbol: str) -> tuple[int, int]:
+    """Lines of the (first) def/class named symbol in src/path, at any depth."""
+    import ast
+
+    tree = ast.parse((src / path).read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and \
+                node.name == symbol:
+            return node.lineno, node.end_lineno or node.lineno
+    raise SystemExit(f"labelled target {path}:{symbol} not found; update LABELLED")
+
+
+def bench_recall(embedder: Embedder, src: Path, cache: Path) -> dict:
+    svc = RetrievalService(cache_dir=cache, embedder=embedder)
+    r = svc.retriever(src)
+    cached = r.open()
+    res: dict = {"queries": len(LABELLED), "repo": str(src), "index_cached": cached}
+    ranks: dict[str, list] = {}
+    for mode in ("hybrid", "vector", "text"):
+        found, rr = 0, 0.0
+        ranks[mode] = []
+        for q, path, symbol in LABELLED:
+            hits = r.search(q, 10, mode).hits
+            first, last = target_span(src, path, symbol)
+            # relevant: a chunk of that file overlapping the def (long defs are windowed)
+            rank = next((i for i, h in enumerate(hits, 1) if h.chunk.path == path
+                         and h.chunk.start_line <= last and h.chunk.end_line >= first), None)
+            found += rank is not None
+            rr += 1.0 / rank if rank else 0.0
+            ranks[mode].append(rank)
+        res[f"recall_at_10_{mode}"] = found / len(LABELLED)
+        res[f"mrr_at_10_{mode}"] = rr / len(LABELLED)
+    res["ranks"] = [
+        {"query": q, "target": f"{p}:{s}", **{m: ranks[m][i] for m in ranks}}
+        for i, (q, p, s) in enumerate(LABELLED)
+    ]
+    r.close()
+    return res
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repo", type=Path, default=ROOT / "edgeagent",
+                    help="repository to time the index build on (default: edgeagent source)")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--model", default="all-minilm-l6-v2-int8", help="embedding model")
+    ap.add_argument("--sizes", default="1000,10000,50000")
+    ap.add_argument("--queries", type=int, default=56)
+    ap.add_argument("--texts", type=int, default=64, help="texts for the throughput test")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--cache-dir", type=Path, help="index cache to reuse (default: a temp dir, "
+                    "so the build is timed from scratch)")
+    ap.add_argument("--only", choices=("throughput", "build", "recall", "latency"),
+                    action="append", help="run only these sections (repeatable)")
+    args = ap.parse_args()
+
+    model = resolve_embedding_model(args.model)
+    t = time.perf_counter()
+    embedder = Embedder(model, threads=args.threads)
+    load_ms = (time.perf_counter() - t) * 1000
+    src = ROOT / "edgeagent"
+    base = repo_chunks(src)
+    texts = [f"{c.path}\n{c.text}" for c in base[: args.texts]]
+    report = {
+        "model": {"name": model.name, "onnx_sha256": model.spec.onnx.sha256,
+                  "max_length": embedder.max_length, "load_ms": load_ms},
+        "machine": {"cpus": __import__("os").cpu_count(), "threads": args.threads},
+    }
+    want = set(args.only or ("throughput", "build", "recall", "latency"))
+    if "throughput" in want:
+        report["embedding_throughput"] = bench_throughput(embedder, texts, args.repeats)
+    with tempfile.TemporaryDirectory() as tmp:
+        cache = args.cache_dir or Path(tmp)
+        if "build" in want:
+            report["index_build"] = bench_build(embedder, args.repo.resolve(), cache)
+        if "recall" in want:
+            report["recall"] = bench_recall(embedder, src, cache)
+    if "latency" in want:
+        report["query_latency"] = bench_queries(
+            embedder, base, [int(s) for s in args.sizes.split(",")], args.queries)
+    print(json.dumps(report, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
