@@ -93,6 +93,9 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     from .engine.speculative import add_spec_arguments
 
     add_spec_arguments(p)
+    p.add_argument("--headless", action="store_true",
+                   help="print one line per step instead of opening the dashboard (the "
+                   "default when stdout is not a terminal)")
     p.set_defaults(func=_cmd_run)
 
 
@@ -117,6 +120,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
         config = resume_config(resume_dir, overrides)
     else:
         config = load_config(args.config, overrides)
+    from .tui.launch import run_in_tui, use_tui
+
+    if use_tui(headless=args.headless, json=args.json):
+        return run_in_tui(config, resume_dir=resume_dir)
     printer = JsonPrinter() if args.json else ConsolePrinter()
     # the MLPerf-style check, printed before the summary lines (on stderr with --json)
     verdict = VerdictPrinter(sys.stderr if args.json else None)
@@ -299,6 +306,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .retrieval.cli import add_index_command
 
     add_index_command(sub)
+    from .tui.launch import add_view_parser
+
+    add_view_parser(sub)
     return parser
 
 

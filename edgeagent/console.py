@@ -7,7 +7,15 @@ import json
 import sys
 from typing import TextIO
 
-from .events import Event, RunFinished, RunStarted, StepRecord, TaskRecord, TaskStarted
+from .events import (
+    Event,
+    RunFinished,
+    RunStarted,
+    StepRecord,
+    TaskRecord,
+    TaskStarted,
+    TokenDelta,
+)
 
 
 def _tok_s(tokens: int, ms: float) -> str:
@@ -87,5 +95,7 @@ class JsonPrinter:
         self.stream = stream or sys.stdout
 
     def emit(self, event: Event) -> None:
+        if isinstance(event, TokenDelta):
+            return  # one line per token would drown the log; StepRecord has the text
         record = {"event": type(event).__name__, **dataclasses.asdict(event)}
         print(json.dumps(record, default=str), file=self.stream, flush=True)

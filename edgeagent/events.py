@@ -171,7 +171,35 @@ class SampleBatch:
     samples: tuple[tuple[Any, ...], ...]
 
 
-Event = RunStarted | TaskStarted | StepRecord | TaskRecord | RunFinished | SampleBatch
+@dataclass(frozen=True)
+class PhaseStarted:
+    """A live marker for displays: a step's phase began (not stored; the StepRecord that
+    follows carries the exact edges). phase: prefill | decode | tool, or generate (prefill
+    and decode together) for an engine that does not stream tokens."""
+
+    task_id: str
+    attempt: int
+    step: int
+    phase: str
+    t_ns: int
+
+
+@dataclass(frozen=True)
+class TokenDelta:
+    """A live marker for displays: the text of one token as it was sampled (not stored;
+    the StepRecord's raw_output is the exact text)."""
+
+    task_id: str
+    attempt: int
+    step: int
+    text: str
+
+
+# Sinks ignore the event types they do not know, so live markers cost them nothing.
+Event = (
+    RunStarted | TaskStarted | StepRecord | TaskRecord | RunFinished | SampleBatch
+    | PhaseStarted | TokenDelta
+)
 
 
 class EventSink(Protocol):

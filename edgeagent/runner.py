@@ -162,7 +162,7 @@ def run_task(
     config: RunConfig,
     engine: Engine,
     sink: EventSink,
-    stop_requested: Callable[[], bool],
+    stop_requested: Callable[[], bool | str],
     collector: _StepCollector,
     retrieval: Any = None,  # a RetrievalService: the task's toolbox offers search_code
 ) -> TaskRecord:
@@ -195,7 +195,7 @@ def run_task(
                 retriever.close()
         if loop.termination == "engine_error":
             error = loop.detail
-        elif loop.termination != "interrupted":
+        elif loop.termination not in ("interrupted", "skipped"):
             # hidden tests are copied in only now, after submit or a limit
             graded = grade(task, ws, process_limits)
     record = _task_record(
@@ -248,7 +248,7 @@ def execute_run(
     config: RunConfig,
     *,
     sinks: Sequence[EventSink] = (),
-    stop_requested: Callable[[], bool] = lambda: False,
+    stop_requested: Callable[[], bool | str] = lambda: False,
     progress: bool = True,
     engine_factory: Callable[[Path, RunConfig], Any] | None = None,
     resume_dir: Path | None = None,

@@ -6,12 +6,13 @@ console, the TUI or sensors: each completed step is emitted as a StepRecord.
 
 from __future__ import annotations
 
+import inspect
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..engine.base import ContextOverflow, Engine, EngineError, Generation, Message
-from ..events import EventSink, StepRecord, TaskStarted
+from ..events import EventSink, PhaseStarted, StepRecord, TaskStarted, TokenDelta
 from ..sandbox.tools import Toolbox, ToolResult
 from . import prompt
 from .actions import Action, FormatError, action_grammar, parse_action
@@ -31,7 +32,7 @@ class AgentLimits:
 @dataclass(frozen=True)
 class LoopResult:
     termination: str  # submitted | max_steps | context_overflow | wall_timeout | format_errors
-    #                   | engine_error | interrupted
+    #                   | engine_error | interrupted | skipped
     steps: int
     final_context_tokens: int
     detail: str | None = None
@@ -51,8 +52,10 @@ def run_agent(
     toolbox: Toolbox,
     sink: EventSink,
     limits: AgentLimits,
-    stop_requested: Callable[[], bool] = lambda: False,
+    stop_requested: Callable[[], bool | str] = lambda: False,
 ) -> LoopResult:
+    """`stop_requested` is asked before every step: True stops the task as interrupted; a
+    string stops it with that termination (a display's "skip" answers "skipped")."""
     specs = toolbox.specs  # search_code only when the run has retrieval
     system = prompt.system_prompt(specs)
     user = prompt.task_prompt(title, issue, toolbox.repo_files())
@@ -60,21 +63,28 @@ def run_agent(
     messages = [Message("system", system), Message("user", user)]
     grammar = action_grammar(specs) if limits.use_grammar else None
     t0 = time.monotonic()
+    streams = _accepts_on_token(engine)
     consecutive_format_errors = 0
     context = 0
     last_failed: Action | None = None
     for step in range(limits.max_steps):
-        if stop_requested():
-            return LoopResult("interrupted", step, context)
+        stop = stop_requested()
+        if stop:
+            return LoopResult(stop if isinstance(stop, str) else "interrupted", step, context)
         if limits.wall_s is not None and time.monotonic() - t0 > limits.wall_s:
             return LoopResult("wall_timeout", step, context, f"over {limits.wall_s:g} s")
         wall_start = time.time()
+        # an engine that cannot stream tokens shows one "generate" phase instead
+        live = {"on_token": _live_tokens(sink, task_id, attempt, step)} if streams else {}
+        phase = "prefill" if streams else "generate"
+        sink.emit(PhaseStarted(task_id, attempt, step, phase, time.monotonic_ns()))
         try:
             gen = engine.generate(
                 messages,
                 max_tokens=limits.max_new_tokens,
                 grammar=grammar,
                 max_context_tokens=limits.max_context_tokens,
+                **live,
             )
         except ContextOverflow as exc:
             return LoopResult("context_overflow", step, exc.needed, str(exc))
@@ -83,6 +93,7 @@ def run_agent(
         context = gen.context_tokens + len(gen.tokens)
         parsed = parse_action(gen.text, specs)
         t_tool_start = time.monotonic_ns()
+        sink.emit(PhaseStarted(task_id, attempt, step, "tool", t_tool_start))
         if isinstance(parsed, FormatError):
             consecutive_format_errors += 1
             result = _tool_result_for_format_error()
@@ -112,6 +123,32 @@ def run_agent(
                 f"{consecutive_format_errors} consecutive format errors",
             )
     return LoopResult("max_steps", limits.max_steps, context)
+
+
+def _accepts_on_token(engine: Engine) -> bool:
+    """Whether the engine's generate() takes the optional `on_token` listener."""
+    try:
+        params = inspect.signature(engine.generate).parameters
+    except (TypeError, ValueError):
+        return False
+    return "on_token" in params or any(
+        p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+
+
+def _live_tokens(
+    sink: EventSink, task_id: str, attempt: int, step: int
+) -> Callable[[str], None]:
+    """Live markers for displays: decode starts at the first token; each token's text."""
+    first = True
+
+    def on_token(text: str) -> None:
+        nonlocal first
+        if first:
+            first = False
+            sink.emit(PhaseStarted(task_id, attempt, step, "decode", time.monotonic_ns()))
+        sink.emit(TokenDelta(task_id, attempt, step, text))
+
+    return on_token
 
 
 def _step_record(

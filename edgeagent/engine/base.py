@@ -7,6 +7,7 @@ prompt extends the KV cache instead of diverging inside a re-tokenised copy of t
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -106,4 +107,7 @@ class Engine(Protocol):
         max_tokens: int,
         grammar: str | None = None,
         max_context_tokens: int | None = None,
+        # optional: called with each kept token's text as it is sampled, for live displays
+        # (the loop passes it only to an engine whose generate() declares it)
+        on_token: Callable[[str], None] | None = None,
     ) -> Generation: ...

@@ -67,8 +67,10 @@ class _TokenLog:
         max_tokens: int,
         perf_now: Callable[[], tuple[float, float]],
         is_eog: Callable[[int], bool],
+        on_token: Callable[[int], None] | None = None,
     ) -> None:
         self.max_tokens = max_tokens
+        self._on_token = on_token
         self._perf_now = perf_now
         self._is_eog = is_eog
         self.out: list[int] = []
@@ -87,6 +89,8 @@ class _TokenLog:
             self.finish = "stop"
             return False
         self.out.append(token)
+        if self._on_token is not None:  # after the timestamp: a display never shifts it
+            self._on_token(token)
         return len(self.out) < self.max_tokens
 
 
@@ -166,6 +170,7 @@ class LlamaCppEngine:
         self.speculator: Speculator | None = None
         if self.spec_settings.enabled and temperature == 0:
             self.speculator = build_speculator(self.spec_settings, self)
+        self._on_token: Callable[[int], None] | None = None  # set by each generate()
 
     # -- provenance ---------------------------------------------------------------------
     def _token_text(self, token: int) -> str:
@@ -285,7 +290,10 @@ class LlamaCppEngine:
         max_tokens: int,
         grammar: str | None = None,
         max_context_tokens: int | None = None,
+        on_token: Callable[[str], None] | None = None,
     ) -> Generation:
+        # each call sets (or clears) the listener that both decode loops' token log calls
+        self._on_token = (lambda t: on_token(self._token_text(t))) if on_token else None
         lc = self._llama_cpp
         llm = self.llm
         t_start = time.monotonic_ns()
@@ -350,7 +358,7 @@ class LlamaCppEngine:
         return (perf.t_p_eval_ms + perf.t_eval_ms, perf.t_eval_ms)
 
     def _token_log(self, max_tokens: int) -> _TokenLog:
-        return _TokenLog(max_tokens, self._perf_prefill, self._is_eog)
+        return _TokenLog(max_tokens, self._perf_prefill, self._is_eog, self._on_token)
 
     def _is_eog(self, token: int) -> bool:
         return bool(self._llama_cpp.llama_vocab_is_eog(self._vocab, token))

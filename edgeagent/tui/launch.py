@@ -1,0 +1,107 @@
+"""How the command line reaches the TUI, without importing textual until it is used."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import signal
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from ..config import RunConfig
+
+
+def tui_available() -> bool:
+    return importlib.util.find_spec("textual") is not None
+
+
+def use_tui(*, headless: bool, json: bool, stream: TextIO | None = None) -> bool:
+    """The dashboard opens only on a terminal, and never for --headless or --json."""
+    stream = stream or sys.stdout
+    return not headless and not json and stream.isatty() and tui_available()
+
+
+def run_in_tui(config: RunConfig, resume_dir: Path | None = None) -> int:
+    """`edgeagent run` with the live dashboard; the same run, results and exit codes as the
+    console printer. A user error raised inside the run is re-raised here, after the screen
+    is restored, so it prints as one line like everywhere else."""
+    from ..console import summary_lines, task_line
+    from ..models import resolve_model
+    from ..runner import execute_run
+    from ..suite import load_suite, select_tasks
+    from .app import DashboardApp
+
+    # fail on a bad suite before a download, and show a first download's progress before
+    # the screen takes the terminal; the run resolves the (now cached) model again
+    select_tasks(load_suite(config.suite), config.tasks)
+    resolve_model(config.model, progress=True)
+
+    def start(sink, control):
+        return execute_run(config, sinks=[sink], stop_requested=control, progress=False,
+                           resume_dir=resume_dir)
+
+    app = DashboardApp(start)
+    # SIGTERM (systemd, docker stop, CI) stops safely as `q` does; the keys cover Ctrl-C
+    signals: list[int] = []
+
+    def on_term(signum: int, frame: object) -> None:
+        signals.append(signum)
+        app.control.request_stop()
+
+    previous = signal.signal(signal.SIGTERM, on_term)
+    try:
+        outcome = app.run()
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    if outcome is None:
+        outcome = app.outcome
+    if outcome.error is not None:
+        raise outcome.error
+    code = 128 + (signals[0] if signals else signal.SIGINT)  # 130, or 143 for SIGTERM
+    if outcome.aborted or outcome.result is None:
+        print("aborted; the steps completed so far are kept in the run directory",
+              file=sys.stderr)
+        return code
+    run_dir = outcome.result.run_dir
+    for record in outcome.result.tasks:
+        print(task_line(record))
+    print("\n".join(_verdict(run_dir)))
+    if app.state.finished is not None:
+        for line in summary_lines(app.state.finished, str(run_dir)):
+            print(line)
+    return code if outcome.result.status == "interrupted" else 0
+
+
+def _verdict(run_dir: Path) -> list[str]:
+    """The run's check, as the headless printer shows it."""
+    try:
+        from ..results.validity import check_run, verdict_lines
+
+        return verdict_lines(check_run(run_dir))
+    except Exception as exc:  # noqa: BLE001 - a failed check must not fail the run
+        return [f"check not made: {exc}"]
+
+
+def add_view_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "view", help="browse stored runs in the terminal (tasks, steps, charts, compare)",
+        description="Browse past runs: pick a run, a task, a step; read the full action and "
+        "observation with the step's numbers; compare two runs side by side.")
+    p.add_argument("run_dir", nargs="?", type=Path, default=Path("runs"),
+                   help="a run directory, or a folder of runs to pick from (default runs/)")
+    p.add_argument("--compare", type=Path, metavar="RUN_DIR",
+                   help="open run_dir and this run side by side")
+    p.set_defaults(func=_cmd_view)
+
+
+def _cmd_view(args: argparse.Namespace) -> int:
+    from ..errors import UserError
+
+    if not tui_available():
+        raise UserError('`edgeagent view` needs textual: pip install "textual>=1.0"')
+    from .view import ViewApp, check_view_paths
+
+    check_view_paths(args.run_dir, args.compare)
+    ViewApp(args.run_dir, args.compare).run()
+    return 0

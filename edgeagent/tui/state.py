@@ -1,0 +1,253 @@
+"""What the dashboard shows, folded from the run's events: plain data, no textual.
+
+The live dashboard feeds it the events of a running run; the browser feeds it the events
+rebuilt from a run directory, so both show the same numbers the same way.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..events import (
+    Event,
+    PhaseStarted,
+    RunFinished,
+    RunStarted,
+    SampleBatch,
+    StepRecord,
+    TaskRecord,
+    TaskStarted,
+    TokenDelta,
+)
+
+# the phases a step's time and the power trace are split into, in drawing order
+PHASES = ("prefill", "decode", "tool", "retrieval")
+# power samples kept for the rolling trace: 10 minutes at the default 20 Hz
+MAX_POWER_POINTS = 12_000
+
+
+@dataclass
+class TaskView:
+    task_id: str
+    title: str = ""
+    # queued | running | resolved | unresolved | error | skipped | interrupted
+    status: str = "queued"
+    steps: int = 0
+    wall_ms: float | None = None
+    energy_j: float | None = None
+    energy_null_reason: str | None = None
+    termination: str | None = None
+    started_ns: int | None = None  # monotonic, for the live wall clock of a running task
+    record: TaskRecord | None = None
+
+
+@dataclass
+class PowerPoint:
+    t_ns: int
+    watts: float
+
+
+@dataclass
+class PowerInfo:
+    """Which sources make the device total and how to turn a reading into watts."""
+
+    label: str | None = None
+    scope: str | None = None
+    sources: tuple[str, ...] = ()
+    counters: frozenset[str] = frozenset()  # sources whose readings are cumulative joules
+
+    @classmethod
+    def from_provenance(cls, provenance: dict[str, Any]) -> PowerInfo:
+        power = provenance.get("power") or {}
+        total = power.get("total") or {}
+        counters = frozenset(
+            s.get("name") for s in power.get("sources", []) if s.get("kind") == "counter"
+        )
+        return cls(total.get("label"), total.get("scope"), tuple(total.get("sources", ())),
+                   counters)
+
+
+def task_status(record: TaskRecord) -> str:
+    if record.termination in ("skipped", "interrupted") and record.outcome != "error":
+        return record.termination
+    return record.outcome
+
+
+@dataclass
+class DashboardState:
+    run_id: str | None = None
+    run_dir: str | None = None
+    suite: str | None = None
+    model: str | None = None
+    device: str | None = None
+    threads: Any = None
+    power: PowerInfo = field(default_factory=PowerInfo)
+    tasks: dict[str, TaskView] = field(default_factory=dict)
+    steps: dict[str, list[StepRecord]] = field(default_factory=dict)
+    prompts: dict[str, TaskStarted] = field(default_factory=dict)
+    current_task: str | None = None
+    # the step in progress: phase, since when (monotonic ns), streamed text so far
+    phase: str | None = None
+    phase_since_ns: int | None = None
+    live_step: int | None = None
+    live_text: str = ""
+    # (t_ns, phase) of the live phase markers: the phase of samples newer than the last step
+    phase_marks: deque[tuple[int, str]] = field(default_factory=lambda: deque(maxlen=64))
+    power_points: deque[PowerPoint] = field(
+        default_factory=lambda: deque(maxlen=MAX_POWER_POINTS))
+    finished: RunFinished | None = None
+    events_seen: int = 0
+    # bumped by every event but the live markers: the charts and the table need redrawing
+    revision: int = 0
+    _last_counter: dict[str, tuple[int, float]] = field(default_factory=dict)
+
+    # -- folding events -----------------------------------------------------------------
+    def feed(self, events: Iterable[Event]) -> bool:
+        changed = False
+        for event in events:
+            self.apply(event)
+            changed = True
+        return changed
+
+    def apply(self, event: Event) -> None:
+        self.events_seen += 1
+        if not isinstance(event, (TokenDelta, PhaseStarted)):
+            self.revision += 1
+        if isinstance(event, TokenDelta):
+            if event.task_id == self.current_task and event.step == self.live_step:
+                self.live_text += event.text
+        elif isinstance(event, PhaseStarted):
+            self.current_task = event.task_id
+            if event.step != self.live_step:
+                self.live_text = ""
+            self.live_step = event.step
+            self.phase, self.phase_since_ns = event.phase, event.t_ns
+            self.phase_marks.append((event.t_ns, event.phase))
+        elif isinstance(event, StepRecord):
+            self.steps.setdefault(event.task_id, []).append(event)
+            view = self._task(event.task_id)
+            view.steps = len(self.steps[event.task_id])
+            self.phase = self.phase_since_ns = None
+            self.live_text = ""
+        elif isinstance(event, SampleBatch):
+            self._samples(event)
+        elif isinstance(event, TaskStarted):
+            view = self._task(event.task_id)
+            view.title, view.status = event.title, "running"
+            view.started_ns = time.monotonic_ns()
+            self.prompts[event.task_id] = event
+            self.steps[event.task_id] = []
+            self.current_task = event.task_id
+            self.live_step, self.live_text = None, ""
+        elif isinstance(event, TaskRecord):
+            view = self._task(event.task_id)
+            view.status = task_status(event)
+            view.steps, view.wall_ms = event.steps, event.wall_ms
+            view.energy_j, view.energy_null_reason = event.energy_j, event.energy_null_reason
+            view.termination, view.record = event.termination, event
+            self.phase = self.phase_since_ns = None
+        elif isinstance(event, RunStarted):
+            self._run_started(event)
+        elif isinstance(event, RunFinished):
+            self.finished = event
+            self.phase = self.phase_since_ns = None
+
+    def _task(self, task_id: str) -> TaskView:
+        if task_id not in self.tasks:
+            self.tasks[task_id] = TaskView(task_id)
+        return self.tasks[task_id]
+
+    def _run_started(self, event: RunStarted) -> None:
+        self.run_id, self.run_dir, self.suite = event.run_id, event.run_dir, event.suite
+        model = event.provenance.get("model") or {}
+        self.model = model.get("name") or model.get("path")
+        self.threads = model.get("n_threads")
+        device = event.provenance.get("device") or {}
+        self.device = _device_label(device)
+        self.power = PowerInfo.from_provenance(event.provenance)
+        for task_id in event.task_ids:
+            self._task(task_id)
+
+    def _samples(self, batch: SampleBatch) -> None:
+        wanted = set(self.power.sources)
+        if not wanted:
+            return
+        for sample in batch.samples:
+            t_ns, readings = sample[0], dict(sample[5])
+            watts = 0.0
+            ok = True
+            for name in self.power.sources:
+                value = readings.get(name)
+                if value is None:
+                    ok = False
+                    continue
+                if name in self.power.counters:
+                    prev = self._last_counter.get(name)
+                    self._last_counter[name] = (t_ns, value)
+                    # a counter gives power only as a difference; a wrap or reset gives none
+                    if prev is None or t_ns <= prev[0] or value < prev[1]:
+                        ok = False
+                        continue
+                    watts += (value - prev[1]) / ((t_ns - prev[0]) / 1e9)
+                else:
+                    watts += value
+            if ok:
+                self.power_points.append(PowerPoint(t_ns, watts))
+
+    # -- questions the widgets ask ------------------------------------------------------
+    @property
+    def done(self) -> int:
+        return sum(1 for t in self.tasks.values() if t.record is not None)
+
+    @property
+    def resolved(self) -> int:
+        return sum(1 for t in self.tasks.values() if t.status == "resolved")
+
+    def phase_elapsed_s(self, now_ns: int | None = None) -> float | None:
+        if self.phase_since_ns is None:
+            return None
+        return ((now_ns or time.monotonic_ns()) - self.phase_since_ns) / 1e9
+
+    def task_steps(self, task_id: str | None = None) -> list[StepRecord]:
+        return self.steps.get(task_id or self.current_task or "", [])
+
+    def all_steps(self) -> list[StepRecord]:
+        return [s for steps in self.steps.values() for s in steps]
+
+    def phase_at(self, t_ns: int) -> str:
+        """The phase at a moment: from the step edges once the step is recorded, from the
+        live markers while it runs."""
+        steps = self.all_steps()
+        phase = phase_of(t_ns, steps)
+        if phase != "other":
+            return phase
+        last_end = max((s.t_tool_end_ns for s in steps), default=0)
+        if t_ns < last_end:
+            return phase
+        marks = [m for m in self.phase_marks if last_end <= m[0] <= t_ns]
+        return marks[-1][1] if marks else phase
+
+
+def phase_of(t_ns: int, steps: Sequence[StepRecord]) -> str:
+    """The phase a moment belongs to, from the recorded step edges; `other` between steps."""
+    for s in steps:
+        if s.t_start_ns <= t_ns < s.t_first_token_ns:
+            return "prefill"
+        if s.t_first_token_ns <= t_ns < s.t_decode_end_ns:
+            return "decode"
+        if s.t_tool_start_ns <= t_ns < s.t_tool_end_ns:
+            return "tool"
+    return "other"
+
+
+def _device_label(device: dict[str, Any]) -> str | None:
+    """A board's model where the device names one (Jetson, Pi), else CPU and core count."""
+    name = device.get("device_model") or device.get("cpu_model") or device.get("machine")
+    if not name:
+        return None
+    cores = device.get("cpu_logical_cores")
+    return f"{name} x{cores}" if cores and not device.get("device_model") else str(name)

@@ -1,0 +1,162 @@
+"""Stored runs as event streams: the browser folds a run directory into the same state the
+live dashboard builds, so a past run looks exactly as it did while running.
+
+Steps and task records come from the trajectory files (they hold everything, observation and
+per-token times included); the run itself and the power samples from run.db.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sqlite3
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import StoreError
+from ..events import (
+    Event,
+    PhaseEnergy,
+    RunFinished,
+    RunStarted,
+    SampleBatch,
+    StepRecord,
+    TaskRecord,
+    TaskStarted,
+)
+from ..results.store import open_run_db
+
+_STEP_FIELDS = {f.name: f for f in dataclasses.fields(StepRecord)}
+_TASK_FIELDS = {f.name for f in dataclasses.fields(TaskRecord)}
+_STARTED_FIELDS = {f.name for f in dataclasses.fields(TaskStarted)}
+
+
+def is_run_dir(path: Path) -> bool:
+    return (path / "run.db").is_file()
+
+
+def step_from_dict(d: dict[str, Any]) -> StepRecord:
+    kw: dict[str, Any] = {}
+    for name, value in d.items():
+        if name not in _STEP_FIELDS:
+            continue  # a field a later version added: not ours to show
+        if name.startswith("energy_") and isinstance(value, dict):
+            value = PhaseEnergy(**value)
+        elif name == "per_token_ms":
+            value = tuple(value or ())
+        kw[name] = value
+    return StepRecord(**kw)
+
+
+def _read_trajectory(path: Path) -> list[dict[str, Any]]:
+    records = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError:
+            break  # a line cut by a crash ends the readable part
+    return records
+
+
+def _samples(db: sqlite3.Connection) -> SampleBatch | None:
+    readings: dict[int, list[tuple[str, float | None]]] = defaultdict(list)
+    for row in db.execute("SELECT t_ns, source, value FROM sample_readings ORDER BY t_ns"):
+        readings[row[0]].append((row[1], row[2]))
+    rows = db.execute(
+        "SELECT t_ns, cpu_percent, rss_bytes, temp_c, cpu_mhz FROM samples ORDER BY t_ns"
+    ).fetchall()
+    if not rows:
+        return None
+    return SampleBatch(tuple((*tuple(r), tuple(readings.get(r[0], ()))) for r in rows))
+
+
+def run_events(run_dir: Path) -> list[Event]:
+    """The events of a stored run, in the order the run emitted them (samples first)."""
+    run_dir = Path(run_dir)
+    db = open_run_db(run_dir)
+    try:
+        run = db.execute("SELECT * FROM runs").fetchone()
+        if run is None:
+            raise StoreError(f"{run_dir / 'run.db'} holds no run (it failed before its first "
+                             "task); choose another run directory")
+        batch = _samples(db)
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot read {run_dir / 'run.db'}: {exc} (is it a run directory?)"
+                         ) from exc
+    finally:
+        db.close()
+    task_ids = json.loads(run["task_ids_json"] or "[]")
+    provenance = json.loads(run["provenance_json"] or "{}")
+    events: list[Event] = [RunStarted(run["run_id"], str(run_dir), run["suite"],
+                                      tuple(task_ids), provenance)]
+    if batch is not None:
+        events.append(batch)
+    records: list[TaskRecord] = []
+    for task_id in task_ids:
+        path = run_dir / "trajectories" / f"{task_id}.jsonl"
+        if not path.is_file():
+            continue  # never started
+        for rec in _read_trajectory(path):
+            kind = rec.get("type")
+            if kind == "task_started":
+                events.append(TaskStarted(**{k: v for k, v in rec.items()
+                                             if k in _STARTED_FIELDS}))
+            elif kind == "step":
+                events.append(step_from_dict(rec))
+            elif kind == "task_finished":
+                record = TaskRecord(**{k: v for k, v in rec.items() if k in _TASK_FIELDS})
+                records.append(record)
+                events.append(record)
+    if run["finished_wall"] is not None:
+        events.append(RunFinished(run["run_id"], run["status"], tuple(records),
+                                  run["wall_ms"] or 0.0, run["energy_j"],
+                                  run["energy_null_reason"], run["sample_hz"]))
+    return events
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    path: Path
+    run_id: str
+    suite: str
+    model: str
+    status: str
+    tasks: int
+    resolved: int
+    steps: int
+    wall_ms: float | None
+    energy_j: float | None
+
+
+def summarize(run_dir: Path) -> RunSummary:
+    db = open_run_db(run_dir)
+    try:
+        run = db.execute("SELECT * FROM runs").fetchone()
+        if run is None:
+            raise StoreError(f"{run_dir / 'run.db'} holds no run")
+        tasks = db.execute("SELECT outcome, steps FROM tasks").fetchall()
+        steps = db.execute("SELECT count(*) FROM steps").fetchone()[0]
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot read {run_dir / 'run.db'}: {exc}") from exc
+    finally:
+        db.close()
+    model = (json.loads(run["provenance_json"] or "{}").get("model") or {})
+    return RunSummary(
+        Path(run_dir), run["run_id"], run["suite"] or "-", model.get("name") or "-",
+        run["status"], len(json.loads(run["task_ids_json"] or "[]")),
+        sum(1 for t in tasks if t["outcome"] == "resolved"), steps, run["wall_ms"],
+        run["energy_j"],
+    )
+
+
+def find_runs(root: Path) -> list[RunSummary]:
+    """The readable runs directly under `root`, newest first; unreadable ones are skipped."""
+    out = []
+    for path in sorted((p for p in root.iterdir() if is_run_dir(p)), reverse=True):
+        try:
+            out.append(summarize(path))
+        except StoreError:
+            continue
+    return out
