@@ -42,6 +42,14 @@ class RunConfig:
     power_root: str = "/"  # where sysfs is read: a copied or fixture tree for tests
     power_estimate_tdp: float | None = None  # watts: allows a labelled CPU x TDP estimate
     baseline_s: float = 0.0  # idle power measured this long before the first task (0: none)
+    # OpenAI-compatible endpoint instead of the in-process engine (edgeagent.engine.http)
+    endpoint: str | None = None  # e.g. http://127.0.0.1:8080/v1
+    api_key_env: str | None = None  # name of the environment variable holding the key
+    served_model: str | None = None  # the `model` sent; default: the first one listed
+    endpoint_constraint: str = "auto"  # auto | gbnf | json_schema | json_object | none
+    turn_timeout_s: float = 600.0  # per request, retries included
+    endpoint_retries: int = 3
+    tokenizer: str | None = None  # GGUF path or known model whose vocabulary counts tokens
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -53,7 +61,7 @@ _FIELDS = {f.name: f for f in dataclasses.fields(RunConfig)}
 _DEFAULT_STEPS = 20
 _MINIMUMS: dict[str, float] = {
     "max_steps": 1, "n_ctx": 512, "max_new_tokens": 1, "observation_tokens": 64,
-    "sample_interval_s": 0.005, "power_estimate_tdp": 0.1,
+    "sample_interval_s": 0.005, "power_estimate_tdp": 0.1, "turn_timeout_s": 0.1,
 }
 DEFAULT_WALL_S = 600.0
 DEFAULT_COMMAND_TIMEOUT_S = 60.0

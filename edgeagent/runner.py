@@ -210,7 +210,7 @@ def build_provenance(
         "device": device_snapshot(getattr(engine, "system_info", None)),
         "model": {
             "name": model.name,
-            "path": str(model.path),
+            "path": str(model.path) if model.path is not None else None,
             "sha256": model.sha256,
             "source": model.source,
             **engine.provenance(),
@@ -236,9 +236,14 @@ def execute_run(
     out = Path(config.out)
     _check_out_writable(out)
     preflight(tasks, config)
-    model = resolve_model(config.model, progress=progress)
-    factory = engine_factory or _llamacpp_engine
-    engine = factory(model.path, config)
+    if config.endpoint:
+        from .engine.http import endpoint_engine
+
+        model, engine = endpoint_engine(config, progress=progress)
+    else:
+        model = resolve_model(config.model, progress=progress)
+        factory = engine_factory or _llamacpp_engine
+        engine = factory(model.path, config)
     run_dir = make_run_dir(out, _run_label(suite.name, model.name or str(model.path)))
     store = RunStore(run_dir, config.to_dict())
     discovery = discover_all(Path(config.power_root), tdp_w=config.power_estimate_tdp)

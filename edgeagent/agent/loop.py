@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from ..engine.base import ContextOverflow, Engine, EngineError, Generation, Message
 from ..events import EventSink, StepRecord, TaskStarted
@@ -163,4 +164,22 @@ def _step_record(
         observation_tokens=observation_tokens,
         observation_truncated=truncated,
         per_token_ms=per_token,
+        **_endpoint_fields(gen),
     )
+
+
+def _endpoint_fields(gen: Generation) -> dict[str, Any]:
+    """The server's view, where the engine is an endpoint (edgeagent.engine.http)."""
+    if "request_ms" not in gen.extra:
+        return {}
+    x = gen.extra
+    return {
+        "token_counts": x.get("token_counts"),
+        "server_prompt_tokens": x.get("server_prompt_tokens"),
+        "server_cached_tokens": x.get("server_cached_tokens"),
+        "server_decoded_tokens": x.get("server_decoded_tokens"),
+        "server_prefill_ms": gen.engine_prefill_ms,
+        "server_decode_ms": gen.engine_decode_ms,
+        "request_ms": x.get("request_ms"),
+        "retries": x.get("retries"),
+    }
