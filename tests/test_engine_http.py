@@ -30,6 +30,7 @@ from edgeagent.agent.actions import action_grammar
 from edgeagent.engine.base import EngineError, Message
 from edgeagent.engine.http import EndpointSettings, HttpEngine, base_url
 from edgeagent.engine.llamacpp import LlamaCppEngine
+from edgeagent.results.report import render_report
 from edgeagent.results.store import open_run_db
 from edgeagent.sandbox.tools import TOOL_SPECS
 
@@ -146,6 +147,7 @@ def test_a_smoke_task_runs_through_the_endpoint(
     assert prov["model"]["server_locality"] == "local"
     assert "includes its work" in prov["model"]["energy_scope"]
     assert prov["model"]["path"] == str(tiny_model_path)  # the tokenizer
+    assert f"endpoint {llama_server}  (llama-cpp-python, local server" in render_report(run_dir)
 
 
 # ------------------------------------------------------------------------ stub server
