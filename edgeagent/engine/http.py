@@ -174,6 +174,7 @@ class _Stream:
     model: str | None = None
     done: bool = False
     t_sent: int = 0
+    t_finish: int = 0  # the delta that carried finish_reason
     t_done: int = 0
 
 
@@ -432,8 +433,9 @@ class HttpEngine:
             if piece:
                 out.chunk_times.append(time.monotonic_ns())
                 out.text += piece
-            if choice.get("finish_reason"):
+            if choice.get("finish_reason") and out.finish is None:
                 out.finish = choice["finish_reason"]
+                out.t_finish = time.monotonic_ns()
 
     def generate(
         self,
@@ -520,7 +522,11 @@ class HttpEngine:
             reused = 0
         if prompt_ids is not None:
             self._previous_prompt = prompt_ids + out_ids
-        times = s.chunk_times
+        times = list(s.chunk_times)
+        if stopped and s.t_finish:
+            # the end-of-generation token was sampled when the finish arrived: timed and
+            # counted, as the in-process engine times and counts it
+            times.append(s.t_finish)
         t_first = times[0] if times else s.t_done
         t_end = times[-1] if times else s.t_done
         extra: dict[str, Any] = {
@@ -533,7 +539,7 @@ class HttpEngine:
             "request_ms": (s.t_done - s.t_sent) / 1e6,
             "retries": retries,
             "constraint": mode if grammar is not None else "none",
-            "chunks": len(times),
+            "chunks": len(s.chunk_times),
             "served_model": s.model,
         }
         return Generation(
