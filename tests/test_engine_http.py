@@ -194,7 +194,8 @@ class _Stub(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:  # noqa: N802
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        _Stub.requests.append({"path": self.path, **body})
+        _Stub.requests.append({"path": self.path, "auth": self.headers.get("Authorization"),
+                               **body})
         kind = self.path.split("/")[1]
         if kind == "flaky":
             _Stub.flaky_calls += 1
@@ -343,3 +344,33 @@ def test_an_unreachable_endpoint_is_a_one_line_user_error(
     err = capsys.readouterr().err
     assert code == 2
     assert "cannot reach" in err and "--endpoint" in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_api_key_comes_from_the_named_environment_variable(
+    stub: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("EDGEAGENT_TEST_KEY", "sk-test-123")
+    _generate(_engine(stub + "/ok", api_key_env="EDGEAGENT_TEST_KEY"))
+    assert _Stub.requests[-1]["auth"] == "Bearer sk-test-123"
+    monkeypatch.delenv("EDGEAGENT_TEST_KEY")
+    code = cli.main(["run", "--endpoint", stub + "/ok", "--api-key-env", "EDGEAGENT_TEST_KEY",
+                     "--suite", "smoke", "--task", "fix-add", "--out", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2 and "--api-key-env EDGEAGENT_TEST_KEY" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_endpoint_keys_load_from_a_config_file(tmp_path: Path) -> None:
+    from edgeagent.config import load_config
+    from edgeagent.errors import ConfigError
+
+    cfg = tmp_path / "run.yaml"
+    cfg.write_text("endpoint: http://127.0.0.1:8080/v1\nserved_model: qwen\n"
+                   "endpoint_constraint: json_schema\nturn_timeout_s: 30\n")
+    config = load_config(cfg)
+    assert (config.endpoint, config.served_model) == ("http://127.0.0.1:8080/v1", "qwen")
+    assert config.endpoint_constraint == "json_schema" and config.turn_timeout_s == 30.0
+    cfg.write_text("turn_timeout_s: -1\n")
+    with pytest.raises(ConfigError, match="turn_timeout_s"):
+        load_config(cfg)
