@@ -96,7 +96,27 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--headless", action="store_true",
                    help="print one line per step instead of opening the dashboard (the "
                    "default when stdout is not a terminal)")
+    _add_endpoint_flags(p)
     p.set_defaults(func=_cmd_run)
+
+
+def _add_endpoint_flags(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("OpenAI-compatible endpoint (llama-server, Ollama, vLLM)")
+    g.add_argument("--endpoint", metavar="URL",
+                   help="drive this /v1/chat/completions server instead of loading --model")
+    g.add_argument("--api-key-env", metavar="VAR",
+                   help="environment variable that holds the endpoint's API key")
+    g.add_argument("--served-model", metavar="NAME",
+                   help="model name to request (default: the first one the server lists)")
+    g.add_argument("--endpoint-constraint", choices=("auto", "gbnf", "json_schema",
+                   "json_object", "none"),
+                   help="how the tool-call grammar is sent (default auto: GBNF to llama.cpp "
+                   "servers, a JSON schema to others, weaker forms if refused)")
+    g.add_argument("--turn-timeout-s", type=float,
+                   help="seconds one endpoint turn may take, retries included (600)")
+    g.add_argument("--tokenizer", metavar="GGUF",
+                   help="count tokens with this GGUF's vocabulary when the server sends no "
+                   "counts (otherwise they are estimated and marked so)")
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -109,7 +129,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
         for key in ("model", "suite", "tasks", "out", "max_steps", "max_context_tokens",
                     "max_new_tokens", "wall_s", "n_ctx", "threads", "gpu_layers", "seed",
                     "grammar", "power_root", "power_estimate_tdp", "sample_interval_s",
-                    "baseline_s", "retrieval", "spec", "spec_ngram", "spec_max_draft")
+                    "baseline_s", "retrieval", "spec", "spec_ngram", "spec_max_draft",
+                    "endpoint", "api_key_env", "served_model", "endpoint_constraint",
+                    "turn_timeout_s", "tokenizer")
     }
     resume_dir = args.resume
     if resume_dir is not None:

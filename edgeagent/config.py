@@ -50,6 +50,14 @@ class RunConfig:
     spec: str = "off"
     spec_ngram: int = 3
     spec_max_draft: int = 8
+    # OpenAI-compatible endpoint instead of the in-process engine (edgeagent.engine.http)
+    endpoint: str | None = None  # e.g. http://127.0.0.1:8080/v1
+    api_key_env: str | None = None  # name of the environment variable holding the key
+    served_model: str | None = None  # the `model` sent; default: the first one listed
+    endpoint_constraint: str = "auto"  # auto | gbnf | json_schema | json_object | none
+    turn_timeout_s: float = 600.0  # per request, retries included
+    endpoint_retries: int = 3
+    tokenizer: str | None = None  # GGUF path or known model whose vocabulary counts tokens
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -62,6 +70,7 @@ _DEFAULT_STEPS = 20
 _MINIMUMS: dict[str, float] = {
     "max_steps": 1, "n_ctx": 512, "max_new_tokens": 1, "observation_tokens": 64,
     "sample_interval_s": 0.005, "power_estimate_tdp": 0.1, "spec_ngram": 1, "spec_max_draft": 1,
+    "turn_timeout_s": 0.1,
 }
 DEFAULT_WALL_S = 600.0
 DEFAULT_COMMAND_TIMEOUT_S = 60.0

@@ -88,6 +88,15 @@ class StepRecord:
     )
     # speculative decoding: target forward passes of the decode phase (None: spec off)
     spec_target_passes: int | None = None
+    # endpoint engine: the server's own numbers beside the client view (None in process)
+    token_counts: str | None = None  # where the counts came from (server, tokenizer, ...)
+    server_prompt_tokens: int | None = None
+    server_cached_tokens: int | None = None
+    server_decoded_tokens: int | None = None
+    server_prefill_ms: float | None = None
+    server_decode_ms: float | None = None
+    request_ms: float | None = None  # request sent -> stream end, client clock
+    retries: int | None = None
 
     @property
     def step_ms(self) -> float:

@@ -231,7 +231,7 @@ def build_provenance(
         "device": device_snapshot(getattr(engine, "system_info", None)),
         "model": {
             "name": model.name,
-            "path": str(model.path),
+            "path": str(model.path) if model.path is not None else None,
             "sha256": model.sha256,
             "source": model.source,
             **engine.provenance(),
@@ -260,9 +260,14 @@ def execute_run(
     _check_out_writable(out)
     preflight(tasks, config)
     retrieval = _retrieval_service(config)
-    model = resolve_model(config.model, progress=progress)
-    factory = engine_factory or _llamacpp_engine
-    engine = factory(model.path, config)
+    if config.endpoint:
+        from .engine.http import endpoint_engine
+
+        model, engine = endpoint_engine(config, progress=progress)
+    else:
+        model = resolve_model(config.model, progress=progress)
+        factory = engine_factory or _llamacpp_engine
+        engine = factory(model.path, config)
     plan = plan_resume(resume_dir) if resume_dir is not None else None
     if plan is None:
         run_dir = make_run_dir(out, _run_label(suite.name, model.name or str(model.path)))

@@ -10,6 +10,7 @@ import inspect
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from ..engine.base import ContextOverflow, Engine, EngineError, Generation, Message
 from ..events import EventSink, PhaseStarted, StepRecord, TaskStarted, TokenDelta
@@ -212,4 +213,22 @@ def _step_record(
         t_retrieval_start_ns=rc.t_start_ns if rc else None,
         t_retrieval_end_ns=rc.t_end_ns if rc else None,
         spec_target_passes=gen.extra.get("spec_target_passes"),
+        **_endpoint_fields(gen),
     )
+
+
+def _endpoint_fields(gen: Generation) -> dict[str, Any]:
+    """The server's view, where the engine is an endpoint (edgeagent.engine.http)."""
+    if "request_ms" not in gen.extra:
+        return {}
+    x = gen.extra
+    return {
+        "token_counts": x.get("token_counts"),
+        "server_prompt_tokens": x.get("server_prompt_tokens"),
+        "server_cached_tokens": x.get("server_cached_tokens"),
+        "server_decoded_tokens": x.get("server_decoded_tokens"),
+        "server_prefill_ms": gen.engine_prefill_ms,
+        "server_decode_ms": gen.engine_decode_ms,
+        "request_ms": x.get("request_ms"),
+        "retries": x.get("retries"),
+    }

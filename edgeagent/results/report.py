@@ -73,6 +73,11 @@ def render_report(run_dir: Path) -> str:
         f"sha256 {str(model.get('sha256', ''))[:12]}  n_ctx {model.get('n_ctx')}  "
         f"threads {model.get('n_threads')}"
     )
+    if model.get("endpoint"):
+        lines.append(
+            f"endpoint {model['endpoint']}  ({model.get('server_kind')}, "
+            f"{model.get('server_locality')} server; {model.get('energy_scope')})"
+        )
     lines.append(
         f"device {device.get('cpu_model')}  {device.get('cpu_logical_cores')} cpus  "
         f"{device.get('os')} {device.get('kernel')}"

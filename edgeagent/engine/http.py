@@ -1,0 +1,622 @@
+"""OpenAI-compatible endpoint engine: the same agent loop over `/v1/chat/completions`.
+
+llama-server, Ollama, vLLM or llama-cpp-python's own server are driven with streamed chat
+completions (SSE). The client view is timed here, per delta: TTFT is the first content (or
+tool-call) delta after the request was sent, inter-token latency the gaps between deltas, TPOT
+(e2e - TTFT) / (output tokens - 1). The server's own numbers are read when it sends them
+(llama-server `timings`, OpenAI `usage` with `prompt_tokens_details.cached_tokens`) and kept
+beside the client view, so the HTTP path's overhead can be told apart from inference.
+
+Token counts the server does not send are counted with the model's own vocabulary when a GGUF
+is given (`tokenizer`, loaded vocab-only), otherwise estimated from characters and labelled so.
+
+The tool-call constraint is sent in the strongest form the server takes: llama.cpp servers get
+the very GBNF the in-process engine uses (`grammar`), others an OpenAI `response_format` JSON
+schema; a server that rejects one form (400/422) is asked again with the next weaker one, down
+to prompt-only. Connection errors, 429/5xx and broken streams are retried with backoff inside
+a per-turn deadline (600 s by default, as MLPerf's); anything else ends the turn as an
+EngineError carrying the server's own message, so the run never hangs.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import os
+import socket
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from ..errors import ConfigError, ModelError
+from .base import ContextOverflow, EngineError, Generation, Message
+
+DEFAULT_TURN_TIMEOUT_S = 600.0
+CONSTRAINTS = ("auto", "gbnf", "json_schema", "json_object", "none")
+# weakest last; a server that rejects one form is asked with the next
+_DOWNGRADE = ("gbnf", "json_schema", "json_object", "none")
+# /v1/models `owned_by` -> the server behind the endpoint
+_OWNERS = {
+    "llamacpp": "llama-server",
+    "me": "llama-cpp-python",
+    "vllm": "vllm",
+    "library": "ollama",
+    "ollama": "ollama",
+}
+_LLAMA_CPP_KINDS = {"llama-server", "llama-cpp-python"}
+_RETRY_STATUS = {408, 425, 429, 500, 502, 503, 504}
+_CHARS_PER_TOKEN = 4.0  # the usual rule of thumb for estimated counts
+
+
+@dataclass(frozen=True)
+class EndpointSettings:
+    url: str
+    api_key_env: str | None = None
+    served_model: str | None = None
+    constraint: str = "auto"
+    turn_timeout_s: float = DEFAULT_TURN_TIMEOUT_S
+    retries: int = 3
+    backoff_s: float = 0.5
+    connect_timeout_s: float = 10.0
+    temperature: float = 0.0
+    seed: int = 0
+    n_ctx: int = 8192
+    tokenizer: Path | None = None
+
+
+def base_url(url: str) -> str:
+    """`http://host:port`, `.../v1` or `.../v1/chat/completions` -> `.../v1`."""
+    url = url.strip().rstrip("/")
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ConfigError(
+            f"--endpoint {url!r} is not an http(s) URL (give e.g. http://127.0.0.1:8080/v1)"
+        )
+    if url.endswith("/chat/completions"):
+        url = url[: -len("/chat/completions")]
+    return url if url.endswith("/v1") else url + "/v1"
+
+
+def server_locality(url: str) -> str:
+    """'local' when the endpoint's host is this machine (its power is then inside a
+    whole-device measure), else 'remote'."""
+    host = urlsplit(url).hostname or ""
+    if host in ("localhost", socket.gethostname()):
+        return "local"
+    try:
+        addrs = {info[4][0] for info in socket.getaddrinfo(host, None)}
+    except OSError:
+        return "remote"
+    local: set[str] = set()
+    try:
+        import psutil
+
+        local = {a.address for nic in psutil.net_if_addrs().values() for a in nic}
+    except Exception:  # noqa: BLE001 - psutil missing or restricted: loopback still decides
+        pass
+    for addr in addrs:
+        try:
+            if ipaddress.ip_address(addr.split("%")[0]).is_loopback or addr in local:
+                return "local"
+        except ValueError:
+            continue
+    return "remote"
+
+
+class _Vocab:
+    """The model's tokenizer alone (GGUF loaded vocab-only) and its chat template: prompt
+    and output counts as the in-process engine would make them."""
+
+    def __init__(self, path: Path) -> None:
+        import llama_cpp
+
+        from .chat_template import CHATML_TEMPLATE, ChatTemplate
+
+        try:
+            self.llm = llama_cpp.Llama(
+                model_path=str(path), vocab_only=True, n_ctx=512, verbose=False
+            )
+        except (ValueError, RuntimeError, OSError) as exc:
+            raise ModelError(f"cannot read the tokenizer of {path}: {exc}") from exc
+        meta = self.llm.metadata
+        bos = self._text(self.llm.token_bos())
+        eos = self._text(self.llm.token_eos())
+        self._bos_text = bos
+        self._add_bos = self.llm._model.add_bos_token()
+        template = meta.get("tokenizer.chat_template")
+        self.template = ChatTemplate(template or CHATML_TEMPLATE, bos_token=bos, eos_token=eos)
+
+    def _text(self, token: int) -> str:
+        if token < 0:
+            return ""
+        return self.llm.detokenize([token], special=True).decode(errors="replace")
+
+    def _tokenize(self, text: str, first: bool) -> list[int]:
+        has_bos = bool(self._bos_text) and text.startswith(self._bos_text)
+        add_bos = first and self._add_bos and not has_bos
+        return self.llm.tokenize(text.encode(), add_bos=add_bos, special=True)
+
+    def prompt(self, messages: list[Message]) -> list[int]:
+        # the server re-tokenises assistant text: exact ids are not sent, so not used here
+        plain = [Message(m.role, m.content) for m in messages]
+        return self.template.render_tokens(plain, self._tokenize)
+
+    def ids(self, text: str) -> list[int]:
+        return self.llm.tokenize(text.encode(), add_bos=False, special=False)
+
+    def detok(self, ids: list[int]) -> str:
+        return self.llm.detokenize(ids).decode(errors="replace")
+
+    def close(self) -> None:
+        try:
+            self.llm.close()
+        except Exception:  # noqa: BLE001 - closing a vocab-only model cannot matter
+            pass
+
+
+class _Retry(Exception):
+    """Safe to send again: nothing of this turn was used."""
+
+
+class _Rejected(Exception):
+    """400/422: the request itself was refused (maybe its constraint form)."""
+
+
+@dataclass
+class _Stream:
+    text: str = ""
+    chunk_times: list[int] = field(default_factory=list)
+    finish: str | None = None
+    usage: dict[str, Any] | None = None
+    timings: dict[str, Any] | None = None
+    model: str | None = None
+    done: bool = False
+    t_sent: int = 0
+    t_finish: int = 0  # the delta that carried finish_reason
+    t_done: int = 0
+
+
+def _server_message(status: int, body: bytes) -> str:
+    text = body.decode(errors="replace").strip()
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return f"HTTP {status}: {text[:300] or 'no body'}"
+    err = data.get("error", data) if isinstance(data, dict) else data
+    if isinstance(err, dict):
+        msg = err.get("message") or err.get("detail") or json.dumps(err)[:300]
+    else:
+        msg = str(err)
+    return f"HTTP {status}: {str(msg)[:300]}"
+
+
+def _schema_for(grammar: str) -> dict[str, Any] | None:
+    """The JSON schema behind the loop's action grammar (the Engine protocol passes GBNF)."""
+    from ..agent.actions import action_grammar, action_schema
+    from ..sandbox.tools import TOOL_SPECS
+
+    return action_schema(TOOL_SPECS) if grammar == action_grammar(TOOL_SPECS) else None
+
+
+class HttpEngine:
+    """An OpenAI-compatible server as an Engine."""
+
+    system_info = None  # the server's build is not visible from here
+
+    def __init__(self, settings: EndpointSettings) -> None:
+        try:
+            import httpx
+        except ImportError as exc:
+            raise ConfigError(
+                f"--endpoint needs httpx ({exc}); install it with pip install 'edgeagent[endpoint]'"
+            ) from exc
+        if settings.constraint not in CONSTRAINTS:
+            raise ConfigError(
+                f"endpoint_constraint {settings.constraint!r}: use one of {', '.join(CONSTRAINTS)}"
+            )
+        self._httpx = httpx
+        self.settings = settings
+        self.url = base_url(settings.url)
+        self.n_ctx = settings.n_ctx
+        headers = {"Accept": "text/event-stream"}
+        if settings.api_key_env:
+            key = os.environ.get(settings.api_key_env)
+            if not key:
+                raise ConfigError(
+                    f"--api-key-env {settings.api_key_env}: that environment variable is not "
+                    "set (export it, or drop the flag for a server without a key)"
+                )
+            headers["Authorization"] = f"Bearer {key}"
+        self._client = httpx.Client(headers=headers, follow_redirects=True)
+        self.locality = server_locality(self.url)
+        self.server_kind, listed = self._probe()
+        self.served_model = settings.served_model or listed
+        if settings.constraint == "auto":
+            self.constraint = "gbnf" if self.server_kind in _LLAMA_CPP_KINDS else "json_schema"
+        else:
+            self.constraint = settings.constraint
+        self.constraint_changes: list[str] = []
+        self._vocab = _Vocab(settings.tokenizer) if settings.tokenizer else None
+        self._previous_prompt: list[int] = []
+
+    # -- setup --------------------------------------------------------------------------
+    def _probe(self) -> tuple[str, str | None]:
+        """GET /v1/models: is anything there, which server is it, which model does it serve."""
+        try:
+            r = self._client.get(self.url + "/models", timeout=self.settings.connect_timeout_s)
+        except self._httpx.HTTPError as exc:
+            raise ConfigError(
+                f"--endpoint {self.settings.url}: cannot reach {self.url}/models ({exc}); "
+                "is the server running and the URL right?"
+            ) from exc
+        if r.status_code in (401, 403):
+            raise ConfigError(
+                f"--endpoint {self.settings.url}: {_server_message(r.status_code, r.content)} "
+                "(give the key's environment variable with --api-key-env)"
+            )
+        try:
+            data = r.json().get("data") or []
+            first = data[0] if data else {}
+        except (ValueError, AttributeError):
+            return "unknown", None
+        return _OWNERS.get(str(first.get("owned_by", "")).lower(), "unknown"), first.get("id")
+
+    def provenance(self) -> dict[str, Any]:
+        scope = (
+            "the server runs on this device: a whole-device power source includes its work"
+            if self.locality == "local"
+            else "the server is remote: energy covers this device (the client) only, "
+            "the server's power is not included"
+        )
+        return {
+            "backend": f"OpenAI-compatible endpoint ({self.server_kind})",
+            "endpoint": self.url,
+            "server_kind": self.server_kind,
+            "served_model": self.served_model,
+            "server_locality": self.locality,
+            "energy_scope": scope,
+            "api_key_env": self.settings.api_key_env,
+            "constraint": self.constraint,
+            "constraint_changes": list(self.constraint_changes),
+            "cache_prompt_sent": self.server_kind in _LLAMA_CPP_KINDS,
+            "tokenizer": str(self.settings.tokenizer) if self.settings.tokenizer else None,
+            "token_counts": "the server's where sent; else prompt: "
+            + ("the tokenizer" if self._vocab else "estimated from characters")
+            + "; output: one per streamed delta",
+            "n_ctx": self.n_ctx,
+            "seed": self.settings.seed,
+            "temperature": self.settings.temperature,
+            "turn_timeout_s": self.settings.turn_timeout_s,
+            "retries": self.settings.retries,
+            "httpx": getattr(self._httpx, "__version__", None),
+        }
+
+    # -- tokens -------------------------------------------------------------------------
+    def count_tokens(self, text: str) -> int:
+        if self._vocab is not None:
+            return len(self._vocab.ids(text))
+        return max(1, round(len(text) / _CHARS_PER_TOKEN)) if text else 0
+
+    def truncate_to_tokens(self, text: str, max_tokens: int) -> str:
+        if self._vocab is not None:
+            ids = self._vocab.ids(text)
+            n, cut = len(ids), None
+        else:
+            n = self.count_tokens(text)
+            ids, cut = [], int(max_tokens * _CHARS_PER_TOKEN)
+        if n <= max_tokens:
+            return text
+        marker = f"\n[... {n} tokens truncated ...]\n"
+        keep = max(0, max_tokens - self.count_tokens(marker))
+        head_n, tail_n = keep * 2 // 3, keep - keep * 2 // 3
+        if self._vocab is not None:
+            head, tail = self._vocab.detok(ids[:head_n]), self._vocab.detok(ids[n - tail_n :])
+            dropped = n - head_n - tail_n
+        else:
+            assert cut is not None
+            chars = int(keep * _CHARS_PER_TOKEN)
+            head, tail = text[: chars * 2 // 3], text[len(text) - (chars - chars * 2 // 3) :]
+            dropped = n - keep
+        return head + marker.replace(str(n), str(dropped)) + tail
+
+    # -- generation ---------------------------------------------------------------------
+    def _body(self, messages: list[Message], max_tokens: int, mode: str, grammar: str | None
+              ) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "messages": [{"role": m.role, "content": m.content} for m in messages],
+            "max_tokens": max_tokens,
+            "temperature": self.settings.temperature,
+            "seed": self.settings.seed,
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+        if self.served_model:
+            body["model"] = self.served_model
+        if self.server_kind in _LLAMA_CPP_KINDS:
+            # llama.cpp's own sampling knobs, as the in-process engine sets them
+            body.update(cache_prompt=True, repeat_penalty=1.0, top_k=40, top_p=0.95, min_p=0.05)
+        if grammar is None or mode == "none":
+            return body
+        if mode == "gbnf":
+            body["grammar"] = grammar
+            return body
+        schema = _schema_for(grammar)
+        if schema is None:
+            return body  # an unknown grammar has no schema form: prompt-only
+        if mode == "json_schema":
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "tool_call", "schema": schema, "strict": True},
+            }
+        else:
+            body["response_format"] = {"type": "json_object", "schema": schema}
+        return body
+
+    def _stream(self, body: dict[str, Any], deadline: float) -> _Stream:
+        httpx = self._httpx
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise EngineError(
+                f"no answer within the turn timeout ({self.settings.turn_timeout_s:g} s)"
+            )
+        timeout = httpx.Timeout(
+            remaining, connect=min(self.settings.connect_timeout_s, remaining)
+        )
+        out = _Stream(t_sent=time.monotonic_ns())
+        try:
+            with self._client.stream(
+                "POST", self.url + "/chat/completions", json=body, timeout=timeout
+            ) as r:
+                if r.status_code >= 400:
+                    msg = _server_message(r.status_code, r.read())
+                    if r.status_code in _RETRY_STATUS:
+                        raise _Retry(msg)
+                    if r.status_code in (400, 422):
+                        raise _Rejected(msg)
+                    raise EngineError(f"the endpoint refused the request: {msg}")
+                for line in r.iter_lines():
+                    self._line(line, out)
+                    if out.done:
+                        break
+                    if time.monotonic() > deadline:
+                        raise EngineError(
+                            "the answer did not finish within the turn timeout "
+                            f"({self.settings.turn_timeout_s:g} s)"
+                        )
+        except httpx.TimeoutException as exc:
+            # the whole turn's budget went into this read: sending again cannot help
+            raise EngineError(
+                f"the endpoint stalled: no data within the turn timeout "
+                f"({self.settings.turn_timeout_s:g} s; {type(exc).__name__})"
+            ) from exc
+        except (httpx.TransportError, httpx.StreamError) as exc:
+            raise _Retry(f"connection failed: {type(exc).__name__}: {exc}") from exc
+        out.t_done = time.monotonic_ns()
+        if not out.done and out.finish is None:
+            raise _Retry("the stream ended before the answer finished (no finish_reason)")
+        return out
+
+    def _line(self, line: str, out: _Stream) -> None:
+        line = line.strip()
+        if not line or line.startswith(":"):
+            return
+        if line.startswith("error:"):
+            raise _Retry(f"the server sent an error event: {line[6:].strip()[:300]}")
+        if not line.startswith("data:"):
+            return  # event:, id:, retry: fields carry nothing we use
+        data = line[5:].strip()
+        if data == "[DONE]":
+            out.done = True
+            return
+        try:
+            chunk = json.loads(data)
+        except ValueError as exc:
+            raise _Retry(f"malformed stream: not JSON: {data[:120]!r}") from exc
+        if not isinstance(chunk, dict):
+            raise _Retry(f"malformed stream: {data[:120]!r}")
+        if "error" in chunk:
+            err = chunk["error"]
+            msg = err.get("message", err) if isinstance(err, dict) else err
+            raise EngineError(f"the endpoint failed while generating: {str(msg)[:300]}")
+        out.model = chunk.get("model") or out.model
+        if isinstance(chunk.get("usage"), dict):
+            out.usage = chunk["usage"]
+        if isinstance(chunk.get("timings"), dict):
+            out.timings = chunk["timings"]
+        for choice in chunk.get("choices") or []:
+            delta = choice.get("delta") or {}
+            piece = delta.get("content") or ""
+            for call in delta.get("tool_calls") or []:
+                piece += (call.get("function") or {}).get("arguments") or ""
+            if piece:
+                out.chunk_times.append(time.monotonic_ns())
+                out.text += piece
+            if choice.get("finish_reason") and out.finish is None:
+                out.finish = choice["finish_reason"]
+                out.t_finish = time.monotonic_ns()
+
+    def generate(
+        self,
+        messages: list[Message],
+        *,
+        max_tokens: int,
+        grammar: str | None = None,
+        max_context_tokens: int | None = None,
+    ) -> Generation:
+        t_start = time.monotonic_ns()
+        deadline = time.monotonic() + self.settings.turn_timeout_s
+        prompt_ids = self._vocab.prompt(messages) if self._vocab is not None else None
+        if prompt_ids is not None:
+            limit = min(self.n_ctx, max_context_tokens or self.n_ctx)
+            if len(prompt_ids) + max_tokens > limit:
+                raise ContextOverflow(len(prompt_ids) + max_tokens, limit)
+        mode = self.constraint if grammar is not None else "none"
+        retries = 0
+        last_error = ""
+        while True:
+            body = self._body(messages, max_tokens, mode, grammar)
+            try:
+                stream = self._stream(body, deadline)
+            except _Rejected as exc:
+                nxt = _DOWNGRADE.index(mode) + 1
+                if self.settings.constraint != "auto" or mode == "none" or nxt >= len(_DOWNGRADE):
+                    raise EngineError(f"the endpoint refused the request: {exc}") from exc
+                # maybe the constraint form: ask again with the next weaker one
+                last_error = str(exc)
+                mode = _DOWNGRADE[nxt]
+                continue
+            except _Retry as exc:
+                last_error = str(exc)
+                retries += 1
+                wait = self.settings.backoff_s * 2 ** (retries - 1)
+                if retries > self.settings.retries or time.monotonic() + wait > deadline:
+                    raise EngineError(
+                        f"the endpoint failed after {retries} attempt(s): {last_error}"
+                    ) from exc
+                time.sleep(wait)
+                continue
+            break
+        if grammar is not None and mode != self.constraint:
+            self.constraint_changes.append(f"{self.constraint} -> {mode}: {last_error[:200]}")
+            self.constraint = mode
+        return self._generation(stream, messages, prompt_ids, t_start, retries, mode, grammar)
+
+    def _generation(
+        self, s: _Stream, messages: list[Message], prompt_ids: list[int] | None, t_start: int,
+        retries: int, mode: str, grammar: str | None,
+    ) -> Generation:
+        usage, timings = s.usage or {}, s.timings or {}
+        details = usage.get("prompt_tokens_details") or {}
+        server_prompt = usage.get("prompt_tokens")
+        if server_prompt is None and "prompt_n" in timings:
+            server_prompt = int(timings["prompt_n"]) + int(timings.get("cache_n") or 0)
+        server_cached = timings.get("cache_n", details.get("cached_tokens"))
+        server_out = usage.get("completion_tokens", timings.get("predicted_n"))
+        stopped = s.finish == "stop"
+        out_ids = self._vocab.ids(s.text) if self._vocab is not None else []
+        # context: the server's own count, else our tokenizer's, else an estimate
+        if server_prompt is not None:
+            context, prompt_source = int(server_prompt), "server"
+        elif prompt_ids is not None:
+            context, prompt_source = len(prompt_ids), "tokenizer"
+        else:
+            chars = sum(len(m.content) for m in messages)
+            context, prompt_source = round(chars / _CHARS_PER_TOKEN), "estimated"
+        # output: the server's count, else one streamed delta per sampled token (llama.cpp,
+        # vLLM and Ollama stream so; re-tokenising the text can differ from the ids sampled)
+        # plus the end token, which the in-process engine counts too
+        if server_out is not None:
+            decoded, output_source = int(server_out), "server"
+        else:
+            decoded, output_source = len(s.chunk_times) + int(stopped), "stream deltas"
+        source = f"prompt: {prompt_source}; output: {output_source}"
+        if server_cached is not None:
+            reused = int(server_cached)
+        elif prompt_ids is not None and self.server_kind in _LLAMA_CPP_KINDS:
+            # llama.cpp servers keep the longest common prefix with the previous prompt
+            reused = _common_prefix(self._previous_prompt, prompt_ids)
+            reused = min(reused, context - 1) if context else 0
+        else:
+            reused = 0
+        if prompt_ids is not None:
+            self._previous_prompt = prompt_ids + out_ids
+        times = list(s.chunk_times)
+        if stopped and s.t_finish:
+            # the end-of-generation token was sampled when the finish arrived: timed and
+            # counted, as the in-process engine times and counts it
+            times.append(s.t_finish)
+        t_first = times[0] if times else s.t_done
+        t_end = times[-1] if times else s.t_done
+        extra: dict[str, Any] = {
+            "token_counts": source,
+            "reused_source": "server" if server_cached is not None
+            else ("client common prefix" if reused else "unknown"),
+            "server_prompt_tokens": server_prompt,
+            "server_cached_tokens": server_cached,
+            "server_decoded_tokens": server_out,
+            "request_ms": (s.t_done - s.t_sent) / 1e6,
+            "retries": retries,
+            "constraint": mode if grammar is not None else "none",
+            "chunks": len(s.chunk_times),
+            "served_model": s.model,
+        }
+        return Generation(
+            text=s.text,
+            tokens=tuple(out_ids),
+            finish_reason="length" if s.finish == "length" else "stop",
+            context_tokens=context,
+            reused_tokens=max(0, min(reused, context)),
+            prefill_tokens=context - max(0, min(reused, context)),
+            decoded_tokens=decoded,
+            t_start_ns=t_start,
+            t_prefill_start_ns=s.t_sent,
+            t_first_token_ns=t_first,
+            t_end_ns=t_end,
+            token_times_ns=tuple(times),
+            engine_prefill_ms=_float(timings.get("prompt_ms")),
+            engine_decode_ms=_float(timings.get("predicted_ms")),
+            spec_drafted=_int(timings.get("draft_n")),
+            spec_accepted=_int(timings.get("draft_n_accepted")),
+            extra=extra,
+        )
+
+    def close(self) -> None:
+        self._client.close()
+        if self._vocab is not None:
+            self._vocab.close()
+
+
+def _common_prefix(a: list[int], b: list[int]) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def _float(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) else None
+
+
+def _int(value: Any) -> int | None:
+    return int(value) if isinstance(value, (int, float)) else None
+
+
+@dataclass(frozen=True)
+class EndpointModel:
+    """What the run records as its model when the model lives behind an endpoint."""
+
+    name: str | None
+    path: Path | None  # the tokenizer GGUF, if one was given
+    sha256: str | None
+    source: str = "endpoint"
+
+
+def endpoint_engine(config: Any, *, progress: bool = True) -> tuple[EndpointModel, HttpEngine]:
+    """The engine and the model record for a RunConfig with `endpoint` set."""
+    tokenizer = None
+    sha = None
+    if config.tokenizer:
+        from ..models import resolve_model
+
+        resolved = resolve_model(config.tokenizer, progress=progress)
+        tokenizer, sha = resolved.path, resolved.sha256
+    engine = HttpEngine(
+        EndpointSettings(
+            url=config.endpoint,
+            api_key_env=config.api_key_env,
+            served_model=config.served_model,
+            constraint=config.endpoint_constraint,
+            turn_timeout_s=config.turn_timeout_s,
+            retries=config.endpoint_retries,
+            temperature=config.temperature,
+            seed=config.seed,
+            n_ctx=config.n_ctx,
+            tokenizer=tokenizer,
+        )
+    )
+    name = engine.served_model or (tokenizer.stem if tokenizer else None) or "endpoint"
+    return EndpointModel(name, tokenizer, sha), engine

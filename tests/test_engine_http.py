@@ -1,0 +1,376 @@
+"""The OpenAI-compatible endpoint engine, against real servers on loopback.
+
+1. llama-cpp-python's own server (`python -m llama_cpp.server`) with the tiny model: a smoke
+   task runs through it from the command line, and its token counts agree with the
+   in-process engine and with the server's own usage numbers on the same prompt.
+2. A small stub server written here, which answers like llama-server and then misbehaves:
+   a 503 then success, a 500, a 401, a broken stream, a malformed stream, a stall, a
+   refused response_format. Every case is bounded in time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import httpx
+import pytest
+
+from edgeagent import cli
+from edgeagent.agent.actions import action_grammar
+from edgeagent.engine.base import EngineError, Message
+from edgeagent.engine.http import EndpointSettings, HttpEngine, base_url
+from edgeagent.engine.llamacpp import LlamaCppEngine
+from edgeagent.results.report import render_report
+from edgeagent.results.store import open_run_db
+from edgeagent.sandbox.tools import TOOL_SPECS
+
+NO_ARG_SPECS = [s for s in TOOL_SPECS if s.name in ("run_tests", "submit")]
+MESSAGES = [
+    Message("system", "You are a coding agent. Answer with one JSON tool call."),
+    Message("user", "Fix calc.py: add() subtracts."),
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# ------------------------------------------------------------ llama-cpp-python's server
+
+
+@pytest.fixture(scope="module")
+def llama_server(tiny_model_path: Path) -> Iterator[str]:
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "llama_cpp.server", "--model", str(tiny_model_path),
+         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048", "--n_threads", "1"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"llama_cpp.server exited: {proc.stderr.read().decode()[-2000:]}")
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(url + "/models", timeout=1).status_code == 200:
+                    break
+            if time.monotonic() > deadline:
+                pytest.fail("llama_cpp.server did not come up within 60 s")
+            time.sleep(0.2)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def test_token_counts_agree_with_the_in_process_engine(
+    llama_server: str, tiny_model_path: Path
+) -> None:
+    grammar = action_grammar(NO_ARG_SPECS)
+    http = HttpEngine(EndpointSettings(url=llama_server, tokenizer=tiny_model_path, n_ctx=2048))
+    try:
+        assert http.server_kind == "llama-cpp-python" and http.constraint == "gbnf"
+        served = http.generate(MESSAGES, max_tokens=64, grammar=grammar)
+    finally:
+        http.close()
+    local = LlamaCppEngine(tiny_model_path, n_ctx=2048, n_threads=1)
+    try:
+        inproc = local.generate(MESSAGES, max_tokens=64, grammar=grammar)
+    finally:
+        local.close()
+    # the server's own count, from a non-streamed request (its stream carries no usage)
+    usage = httpx.post(llama_server + "/chat/completions", timeout=60, json={
+        "messages": [{"role": m.role, "content": m.content} for m in MESSAGES],
+        "max_tokens": 64, "grammar": grammar, "temperature": 0, "repeat_penalty": 1.0,
+    }).json()["usage"]  # fmt: skip
+
+    assert served.text == inproc.text  # same greedy tokens under the same grammar
+    assert served.finish_reason == inproc.finish_reason == "stop"
+    assert served.context_tokens == inproc.context_tokens == usage["prompt_tokens"]
+    # decoded counts the end-of-generation token, which the server's usage leaves out
+    assert served.decoded_tokens == inproc.decoded_tokens == usage["completion_tokens"] + 1
+    assert served.extra["token_counts"] == "prompt: tokenizer; output: stream deltas"
+    assert served.t_start_ns <= served.t_prefill_start_ns < served.t_first_token_ns
+    assert served.t_first_token_ns <= served.t_end_ns
+    assert len(served.token_times_ns) == served.decoded_tokens  # the end token timed too
+    assert served.tpot_ms is not None and served.tpot_ms > 0
+    assert served.extra["request_ms"] >= served.decode_ms
+
+
+def test_a_smoke_task_runs_through_the_endpoint(
+    llama_server: str, tiny_model_path: Path, tmp_path: Path
+) -> None:
+    stdout = io.StringIO()
+    with contextlib.redirect_stdout(stdout):
+        code = cli.main([
+            "run", "--endpoint", llama_server, "--tokenizer", str(tiny_model_path),
+            "--suite", "smoke", "--task", "fix-add", "--out", str(tmp_path),
+            "--max-steps", "2", "--max-new-tokens", "24", "--n-ctx", "2048",
+        ])  # fmt: skip
+    assert code == 0, stdout.getvalue()
+    (run_dir,) = tmp_path.iterdir()
+    db = open_run_db(run_dir)
+    try:
+        run = db.execute("SELECT * FROM runs").fetchone()
+        task = db.execute("SELECT * FROM tasks").fetchone()
+        steps = db.execute("SELECT * FROM steps ORDER BY step").fetchall()
+    finally:
+        db.close()
+    assert run["status"] == "complete"
+    assert task["outcome"] == "unresolved" and task["error"] is None  # noise fixes nothing
+    assert 1 <= len(steps) <= 2
+    for s in steps:
+        assert s["context_tokens"] > 0 and s["decoded_tokens"] > 0
+        assert s["token_counts"] == "prompt: tokenizer; output: stream deltas"
+        assert s["request_ms"] > 0 and s["retries"] == 0
+        assert s["ttft_ms"] > 0
+    prov = json.loads((run_dir / "provenance.json").read_text())
+    assert prov["model"]["endpoint"] == llama_server
+    assert prov["model"]["served_model"] == str(tiny_model_path)
+    assert prov["model"]["server_locality"] == "local"
+    assert "includes its work" in prov["model"]["energy_scope"]
+    assert prov["model"]["path"] == str(tiny_model_path)  # the tokenizer
+    assert f"endpoint {llama_server}  (llama-cpp-python, local server" in render_report(run_dir)
+
+
+# ------------------------------------------------------------------------ stub server
+
+
+def _chunk(content: str | None = None, finish: str | None = None, **extra: object) -> bytes:
+    delta = {"content": content} if content is not None else {}
+    body = {"choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **extra}
+    return f"data: {json.dumps(body)}\n\n".encode()
+
+
+TIMINGS = {
+    "prompt_n": 7, "prompt_ms": 12.5, "predicted_n": 3, "predicted_ms": 30.0,
+    "cache_n": 33, "draft_n": 4, "draft_n_accepted": 3,
+}
+
+
+class _Stub(BaseHTTPRequestHandler):
+    """Path prefix = behaviour: /ok, /flaky, /err500, /auth, /broken, /garbage, /stall,
+    /strict (refuses any response_format, like a server without structured output)."""
+
+    requests: list[dict] = []
+    flaky_calls = 0
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def _json(self, status: int, body: dict) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        owner = "vllm" if self.path.startswith("/strict") else "llamacpp"
+        self._json(200, {"data": [{"id": "stub-model", "owned_by": owner}]})
+
+    def _stream_head(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.end_headers()
+
+    def do_POST(self) -> None:  # noqa: N802
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        _Stub.requests.append({"path": self.path, "auth": self.headers.get("Authorization"),
+                               **body})
+        kind = self.path.split("/")[1]
+        if kind == "flaky":
+            _Stub.flaky_calls += 1
+            if _Stub.flaky_calls == 1:
+                return self._json(503, {"error": {"message": "loading model"}})
+        if kind == "err500":
+            return self._json(500, {"error": {"message": "boom inside the server"}})
+        if kind == "auth":
+            return self._json(401, {"error": {"message": "invalid api key"}})
+        if kind == "strict" and "response_format" in body:
+            return self._json(400, {"error": {"message": "response_format not supported"}})
+        self._stream_head()
+        w = self.wfile.write
+        if kind == "stall":
+            time.sleep(5)
+            return
+        w(_chunk('{"name": "run_'))
+        if kind == "broken":
+            return  # the connection closes mid-answer
+        if kind == "garbage":
+            w(b"data: {not json\n\n")
+            return
+        w(_chunk('tests", "arguments": {}}'))
+        w(_chunk(finish="stop", timings=TIMINGS,
+                 usage={"prompt_tokens": 40, "completion_tokens": 3}))  # fmt: skip
+        w(b"data: [DONE]\n\n")
+
+
+@pytest.fixture(scope="module")
+def stub() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", _free_port()), _Stub)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+    server.server_close()
+
+
+def _engine(url: str, **kw: object) -> HttpEngine:
+    settings = {"backoff_s": 0.01, "turn_timeout_s": 10.0, "retries": 2, **kw}
+    return HttpEngine(EndpointSettings(url=url, **settings))  # type: ignore[arg-type]
+
+
+def _generate(engine: HttpEngine) -> object:
+    return engine.generate(MESSAGES, max_tokens=32, grammar=action_grammar(TOOL_SPECS))
+
+
+def test_base_url_accepts_the_usual_spellings() -> None:
+    for given in ("http://h:1", "http://h:1/", "http://h:1/v1", "http://h:1/v1/chat/completions"):
+        assert base_url(given) == "http://h:1/v1"
+
+
+def test_server_numbers_are_recorded_beside_the_client_view(stub: str) -> None:
+    _Stub.requests.clear()
+    gen = _generate(_engine(stub + "/ok"))
+    sent = _Stub.requests[-1]
+    assert sent["cache_prompt"] is True and sent["stream"] is True
+    assert sent["grammar"] == action_grammar(TOOL_SPECS)  # llama-server gets the GBNF
+    assert sent["model"] == "stub-model"
+    assert gen.text == '{"name": "run_tests", "arguments": {}}'
+    assert gen.context_tokens == 40 and gen.decoded_tokens == 3  # usage wins
+    assert gen.reused_tokens == 33 and gen.prefill_tokens == 7  # timings.cache_n
+    assert gen.engine_prefill_ms == 12.5 and gen.engine_decode_ms == 30.0
+    assert gen.spec_drafted == 4 and gen.spec_accepted == 3
+    assert gen.extra["token_counts"] == "prompt: server; output: server"
+    assert gen.extra["server_cached_tokens"] == 33 and gen.extra["retries"] == 0
+
+
+def test_a_503_is_retried(stub: str) -> None:
+    _Stub.flaky_calls = 0
+    gen = _generate(_engine(stub + "/flaky"))
+    assert gen.extra["retries"] == 1 and _Stub.flaky_calls == 2
+    assert gen.text.startswith('{"name"')
+
+
+@pytest.mark.parametrize(
+    ("path", "message"),
+    [
+        ("/err500", "boom inside the server"),
+        ("/auth", "invalid api key"),
+        ("/broken", "stream ended before the answer finished"),
+        ("/garbage", "malformed stream"),
+    ],
+)
+def test_failures_end_the_turn_with_the_servers_message(
+    stub: str, path: str, message: str
+) -> None:
+    t0 = time.monotonic()
+    with pytest.raises(EngineError, match=message):
+        _generate(_engine(stub + path))
+    assert time.monotonic() - t0 < 5
+
+
+def test_a_stalled_server_times_out(stub: str) -> None:
+    t0 = time.monotonic()
+    with pytest.raises(EngineError, match="stalled"):
+        _generate(_engine(stub + "/stall", turn_timeout_s=0.5))
+    assert time.monotonic() - t0 < 3
+
+
+def test_a_refused_response_format_falls_back_to_prompt_only(stub: str) -> None:
+    _Stub.requests.clear()
+    engine = _engine(stub + "/strict")
+    assert engine.server_kind == "vllm" and engine.constraint == "json_schema"
+    gen = _generate(engine)
+    forms = [r.get("response_format", {}).get("type") for r in _Stub.requests]
+    assert forms == ["json_schema", "json_object", None]
+    assert gen.extra["constraint"] == "none"
+    # remembered: the next turn goes prompt-only at once, and provenance says why
+    _generate(engine)
+    assert "response_format" not in _Stub.requests[-1]
+    assert engine.provenance()["constraint_changes"][0].startswith("json_schema -> none")
+
+
+def test_an_engine_error_ends_the_task_with_the_servers_message(
+    stub: str, tmp_path: Path
+) -> None:
+    stdout = io.StringIO()
+    with contextlib.redirect_stdout(stdout):
+        code = cli.main([
+            "run", "--endpoint", stub + "/err500", "--suite", "smoke", "--task", "fix-add",
+            "--out", str(tmp_path), "--max-steps", "2", "--turn-timeout-s", "3",
+        ])  # fmt: skip
+    assert code == 0
+    (run_dir,) = tmp_path.iterdir()
+    db = open_run_db(run_dir)
+    try:
+        task = db.execute("SELECT * FROM tasks").fetchone()
+    finally:
+        db.close()
+    assert task["outcome"] == "error" and task["termination"] == "engine_error"
+    assert "boom inside the server" in task["error"]
+    prov = json.loads((run_dir / "provenance.json").read_text())
+    assert prov["model"]["path"] is None and prov["model"]["tokenizer"] is None
+    assert "estimated" in prov["model"]["token_counts"]
+
+
+def test_an_unreachable_endpoint_is_a_one_line_user_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = cli.main([
+        "run", "--endpoint", f"http://127.0.0.1:{_free_port()}/v1", "--suite", "smoke",
+        "--task", "fix-add", "--out", str(tmp_path),
+    ])  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "cannot reach" in err and "--endpoint" in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_api_key_comes_from_the_named_environment_variable(
+    stub: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("EDGEAGENT_TEST_KEY", "sk-test-123")
+    _generate(_engine(stub + "/ok", api_key_env="EDGEAGENT_TEST_KEY"))
+    assert _Stub.requests[-1]["auth"] == "Bearer sk-test-123"
+    monkeypatch.delenv("EDGEAGENT_TEST_KEY")
+    code = cli.main(["run", "--endpoint", stub + "/ok", "--api-key-env", "EDGEAGENT_TEST_KEY",
+                     "--suite", "smoke", "--task", "fix-add", "--out", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2 and "--api-key-env EDGEAGENT_TEST_KEY" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_endpoint_keys_load_from_a_config_file(tmp_path: Path) -> None:
+    from edgeagent.config import load_config
+    from edgeagent.errors import ConfigError
+
+    cfg = tmp_path / "run.yaml"
+    cfg.write_text("endpoint: http://127.0.0.1:8080/v1\nserved_model: qwen\n"
+                   "endpoint_constraint: json_schema\nturn_timeout_s: 30\n")
+    config = load_config(cfg)
+    assert (config.endpoint, config.served_model) == ("http://127.0.0.1:8080/v1", "qwen")
+    assert config.endpoint_constraint == "json_schema" and config.turn_timeout_s == 30.0
+    cfg.write_text("turn_timeout_s: -1\n")
+    with pytest.raises(ConfigError, match="turn_timeout_s"):
+        load_config(cfg)
