@@ -767,7 +767,7 @@ def store_module(e: Entity, dup_matches: bool) -> str:
     out += [f"from fleetops.models.{e.name} import FIELDS, {e.cls}"]
     out += ["from fleetops.store.base import InMemoryStore", ""]
     if dup_matches:
-        out += ["", MATCHES_FN.format(name="_matches").rstrip()]
+        out += ["", MATCHES_FN.format(name="_matches").rstrip(), ""]
     out += ["", f"class {e.cls}Store(InMemoryStore[{e.cls}]):", f'    kind = "{e.name}"']
     for f in e.fields:
         if f.kind.startswith("ref:"):
