@@ -1,5 +1,0 @@
-import sys
-
-from wordfreq.cli import main
-
-sys.exit(main())
