@@ -2,7 +2,7 @@ import signal
 import unittest
 from contextlib import contextmanager
 
-from logscan.aggregate import summarize, top_paths, unique_ips
+from logscan.aggregate import peak_minute, per_minute, summarize
 from logscan.parse import Request
 
 
@@ -26,17 +26,16 @@ def deadline(seconds):
         signal.signal(signal.SIGALRM, old)
 
 
-def big_log(n=150_000):
-    # Deterministic: ~30k distinct IPs, ~3k distinct paths, 1 in 50 requests a 5xx.
+def stamp(i):
+    # One request every ~0.6 s over a day, deterministic.
+    second = (i * 6) // 10
+    return f"01/May/2024:{second // 3600 % 24:02d}:{second // 60 % 60:02d}:{second % 60:02d} +0000"
+
+
+def big_log(n=40_000):
     return [
-        Request(
-            ip=f"10.{(i * 7) % 120}.{(i * 13) % 250}.{i % 2}",
-            time="01/May/2024:10:00:00 +0000",
-            method="GET",
-            path=f"/item/{(i * i) % 3001}",
-            status=503 if i % 50 == 0 else 200,
-            size=100,
-        )
+        Request(ip=f"10.0.{i % 250}.{i % 7}", time=stamp(i), method="GET",
+                path=f"/item/{i % 500}", status=503 if i % 50 == 0 else 200, size=100)
         for i in range(n)
     ]
 
@@ -46,34 +45,37 @@ class TestScale(unittest.TestCase):
     def setUpClass(cls):
         cls.requests = big_log()
 
-    def test_summarize_large_log_fast(self):
+    def test_per_minute_large_log_fast(self):
         with deadline(4):
-            s = summarize(self.requests, top=3)
-        self.assertEqual(s.requests, 150_000)
-        self.assertEqual(s.unique_visitors, len(set(r.ip for r in self.requests)))
-        self.assertAlmostEqual(s.error_rate, 0.02)
+            counts = per_minute(self.requests)
+        self.assertEqual(len(counts), 400)
+        self.assertEqual(sum(c for _, c in counts), 40_000)
+        self.assertEqual(counts[0], ("2024-05-01 00:00", 100))
 
-    def test_top_paths_large_log_fast(self):
-        with deadline(4):
-            top = top_paths(self.requests, 5)
-        counts = {}
-        for r in self.requests:
-            counts[r.path] = counts.get(r.path, 0) + 1
-        expected = sorted(counts.items(), key=lambda pc: (-pc[1], pc[0]))[:5]
-        self.assertEqual(top, expected)
+    def test_summarize_large_log_fast(self):
+        with deadline(5):
+            s = summarize(self.requests, top=3)
+        self.assertEqual(s.requests, 40_000)
+        self.assertEqual(s.peak_minute, ("2024-05-01 00:00", 100))
+        self.assertAlmostEqual(s.error_rate, 0.02)
 
 
 class TestUnchanged(unittest.TestCase):
-    def test_order_and_ties(self):
-        reqs = [Request(ip, "t", "GET", p, 200, 1) for ip, p in
-                [("b", "/z"), ("a", "/y"), ("b", "/x"), ("c", "/y"), ("a", "/z")]]
-        self.assertEqual(unique_ips(reqs), ["b", "a", "c"])
-        self.assertEqual(top_paths(reqs, 3), [("/y", 2), ("/z", 2), ("/x", 1)])
+    def test_minutes_in_utc_and_order(self):
+        reqs = [Request("a", t, "GET", "/", 200, 1) for t in (
+            "01/May/2024:12:01:59 +0200",
+            "01/May/2024:10:00:30 +0000",
+            "01/May/2024:10:01:00 +0000",
+            "01/May/2024:10:01:30 +0000",
+        )]
+        self.assertEqual(per_minute(reqs), [("2024-05-01 10:00", 1), ("2024-05-01 10:01", 3)])
 
-    def test_empty(self):
-        s = summarize([])
-        self.assertEqual((s.requests, s.unique_visitors, s.top_paths, s.error_rate),
-                         (0, 0, [], 0.0))
+    def test_peak_ties_take_earliest(self):
+        reqs = [Request("a", t, "GET", "/", 200, 1) for t in (
+            "01/May/2024:10:05:00 +0000", "01/May/2024:10:02:00 +0000",
+        )]
+        self.assertEqual(peak_minute(reqs), ("2024-05-01 10:02", 1))
+        self.assertIsNone(peak_minute([]))
 
 
 if __name__ == "__main__":

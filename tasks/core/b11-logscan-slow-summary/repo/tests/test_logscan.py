@@ -1,6 +1,6 @@
 import unittest
 
-from logscan.aggregate import summarize, top_paths, unique_ips
+from logscan.aggregate import per_minute, summarize, top_paths, unique_ips
 from logscan.filters import by_status
 from logscan.parse import parse_line, parse_lines
 
@@ -29,6 +29,7 @@ class TestLogscan(unittest.TestCase):
         self.assertEqual(unique_ips(reqs), ["10.0.0.1", "10.0.0.2", "10.0.0.3"])
         self.assertEqual(top_paths(reqs, 1), [("/index.html", 2)])
         self.assertEqual(len(by_status(reqs, "5xx")), 1)
+        self.assertEqual(per_minute(reqs), [("2024-05-01 10:00", 4)])
 
 
 if __name__ == "__main__":
