@@ -1,0 +1,26 @@
+"""Measures of spread."""
+
+import math
+
+from minstats.central import mean
+from minstats.errors import StatsError
+
+
+def value_range(values):
+    data = list(values)
+    if not data:
+        raise StatsError("value_range() of an empty sequence")
+    return max(data) - min(data)
+
+
+def variance(values):
+    """Sample variance (n - 1 in the denominator)."""
+    data = list(values)
+    if len(data) < 2:
+        raise StatsError("variance() needs at least two values")
+    m = mean(data)
+    return sum((x - m) ** 2 for x in data) / (len(data) - 1)
+
+
+def stdev(values):
+    return math.sqrt(variance(values))

@@ -1,0 +1,1 @@
+"""ledgerly: bank statement import and spending summaries."""

@@ -1,0 +1,5 @@
+"""mdtoc: tables of contents for Markdown files."""
+
+from mdtoc.render import toc
+
+__all__ = ["toc"]

@@ -1,0 +1,1 @@
+"""logscan: access log summaries."""

@@ -1,0 +1,1 @@
+"""tillroll: point-of-sale arithmetic in integer cents."""

@@ -1,0 +1,5 @@
+import sys
+
+from fleetops.cli.main import main
+
+sys.exit(main())

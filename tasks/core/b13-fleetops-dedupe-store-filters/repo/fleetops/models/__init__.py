@@ -1,0 +1,1 @@
+"""One dataclass per record kind."""

@@ -1,0 +1,132 @@
+"""Customer records: a company that books shipments."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from fleetops.errors import ValidationError
+from fleetops.util import validation as v
+
+PREFIX = "CUS"
+SEGMENT_CHOICES = ("retail", "industrial", "public")
+FIELDS = ("id", "name", "segment", "city", "credit_limit")
+
+
+@dataclass
+class Customer:
+    """A company that books shipments.
+
+    Fields:
+        id: unique id
+        name: company name
+        segment: market segment
+        city: billing city
+        credit_limit: unpaid invoices allowed at most
+    """
+
+    id: str
+    name: str
+    segment: str
+    city: str
+    credit_limit: float
+
+    def validate(self) -> None:
+        """Raise ValidationError if a field is wrong."""
+        v.require_id(self.id, PREFIX, "customer.id")
+        v.require_text(self.name, "customer.name")
+        v.require_choice(self.segment, SEGMENT_CHOICES, "customer.segment")
+        v.require_text(self.city, "customer.city")
+        v.require_number(self.credit_limit, "customer.credit_limit")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def __str__(self) -> str:
+        shown = ", ".join(f"{k}={getattr(self, k)}" for k in FIELDS[1:])
+        return f"Customer {self.id}: {shown}"
+
+    def copy_with(self, **changes: object) -> Customer:
+        """A validated copy with some fields changed; the id cannot change."""
+        if "id" in changes:
+            raise ValidationError("the id of a customer cannot change")
+        data = self.to_dict()
+        data.update(changes)
+        return Customer.from_dict(data)
+
+    def diff(self, other: Customer) -> dict[str, tuple[object, object]]:
+        """Fields whose values differ from other's, as (mine, theirs)."""
+        return {
+            k: (getattr(self, k), getattr(other, k))
+            for k in FIELDS
+            if getattr(self, k) != getattr(other, k)
+        }
+
+    def sort_key(self) -> tuple:
+        """Order customers by name, then id."""
+        return (self.name, self.id)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Customer:
+        missing = [k for k in FIELDS if k not in data]
+        if missing:
+            raise ValidationError(f"customer is missing fields: {', '.join(missing)}")
+        unknown = sorted(set(data) - set(FIELDS))
+        if unknown:
+            raise ValidationError(f"customer has unknown fields: {', '.join(unknown)}")
+        record = cls(**{k: data[k] for k in FIELDS})
+        record.validate()
+        return record
+
+
+def parse_row(row: dict[str, str]) -> Customer:
+    """A customer from a CSV row of text (see docs/cli.md)."""
+    record = Customer(
+        id=row["id"].strip(),
+        name=row["name"].strip(),
+        segment=row["segment"].strip(),
+        city=row["city"].strip(),
+        credit_limit=float(row["credit_limit"]),
+    )
+    record.validate()
+    return record
+
+
+def to_row(customer: Customer) -> dict[str, str]:
+    """The inverse of parse_row."""
+    row = {}
+    for key, value in customer.to_dict().items():
+        row[key] = ("true" if value else "false") if isinstance(value, bool) else str(value)
+    return row
+
+
+FIELD_DOCS = {
+    "id": "unique id",
+    "name": "company name",
+    "segment": "market segment",
+    "city": "billing city",
+    "credit_limit": "unpaid invoices allowed at most",
+}
+FIELD_TYPES = {
+    "id": "id",
+    "name": "text",
+    "segment": "choice",
+    "city": "text",
+    "credit_limit": "money",
+}
+
+
+def describe_fields() -> str:
+    """One line per field: name, type and meaning (docs/records.md is built from it)."""
+    return "\n".join(
+        f"{name:<16} {FIELD_TYPES[name]:<7} {doc}" for name, doc in FIELD_DOCS.items()
+    )
+
+
+def parse_row_safe(row: dict[str, str]) -> tuple[Customer | None, str | None]:
+    """(record, None) for a good row, (None, message) for a bad one."""
+    try:
+        return parse_row(row), None
+    except KeyError as exc:
+        return None, f"missing column {exc.args[0]}"
+    except ValueError as exc:
+        return None, str(exc)

@@ -1,0 +1,131 @@
+"""Invoice records: a bill sent to a customer."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from fleetops.errors import ValidationError
+from fleetops.util import validation as v
+
+PREFIX = "INV"
+FIELDS = ("id", "customer_id", "day", "amount", "paid")
+
+
+@dataclass
+class Invoice:
+    """A bill sent to a customer.
+
+    Fields:
+        id: unique id
+        customer_id: customer billed
+        day: invoice date
+        amount: amount billed
+        paid: true once paid
+    """
+
+    id: str
+    customer_id: str
+    day: str
+    amount: float
+    paid: bool
+
+    def validate(self) -> None:
+        """Raise ValidationError if a field is wrong."""
+        v.require_id(self.id, PREFIX, "invoice.id")
+        v.require_id(self.customer_id, "CUS", "invoice.customer_id")
+        v.require_date(self.day, "invoice.day")
+        v.require_number(self.amount, "invoice.amount")
+        v.require_bool(self.paid, "invoice.paid")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def __str__(self) -> str:
+        shown = ", ".join(f"{k}={getattr(self, k)}" for k in FIELDS[1:])
+        return f"Invoice {self.id}: {shown}"
+
+    def copy_with(self, **changes: object) -> Invoice:
+        """A validated copy with some fields changed; the id cannot change."""
+        if "id" in changes:
+            raise ValidationError("the id of a invoice cannot change")
+        data = self.to_dict()
+        data.update(changes)
+        return Invoice.from_dict(data)
+
+    def diff(self, other: Invoice) -> dict[str, tuple[object, object]]:
+        """Fields whose values differ from other's, as (mine, theirs)."""
+        return {
+            k: (getattr(self, k), getattr(other, k))
+            for k in FIELDS
+            if getattr(self, k) != getattr(other, k)
+        }
+
+    def sort_key(self) -> tuple:
+        """Order invoices by day, then id."""
+        return (self.day, self.id)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Invoice:
+        missing = [k for k in FIELDS if k not in data]
+        if missing:
+            raise ValidationError(f"invoice is missing fields: {', '.join(missing)}")
+        unknown = sorted(set(data) - set(FIELDS))
+        if unknown:
+            raise ValidationError(f"invoice has unknown fields: {', '.join(unknown)}")
+        record = cls(**{k: data[k] for k in FIELDS})
+        record.validate()
+        return record
+
+
+def parse_row(row: dict[str, str]) -> Invoice:
+    """A invoice from a CSV row of text (see docs/cli.md)."""
+    record = Invoice(
+        id=row["id"].strip(),
+        customer_id=row["customer_id"].strip(),
+        day=row["day"].strip(),
+        amount=float(row["amount"]),
+        paid=v.parse_bool(row["paid"]),
+    )
+    record.validate()
+    return record
+
+
+def to_row(invoice: Invoice) -> dict[str, str]:
+    """The inverse of parse_row."""
+    row = {}
+    for key, value in invoice.to_dict().items():
+        row[key] = ("true" if value else "false") if isinstance(value, bool) else str(value)
+    return row
+
+
+FIELD_DOCS = {
+    "id": "unique id",
+    "customer_id": "customer billed",
+    "day": "invoice date",
+    "amount": "amount billed",
+    "paid": "true once paid",
+}
+FIELD_TYPES = {
+    "id": "id",
+    "customer_id": "ref",
+    "day": "date",
+    "amount": "money",
+    "paid": "bool",
+}
+
+
+def describe_fields() -> str:
+    """One line per field: name, type and meaning (docs/records.md is built from it)."""
+    return "\n".join(
+        f"{name:<16} {FIELD_TYPES[name]:<7} {doc}" for name, doc in FIELD_DOCS.items()
+    )
+
+
+def parse_row_safe(row: dict[str, str]) -> tuple[Invoice | None, str | None]:
+    """(record, None) for a good row, (None, message) for a bad one."""
+    try:
+        return parse_row(row), None
+    except KeyError as exc:
+        return None, f"missing column {exc.args[0]}"
+    except ValueError as exc:
+        return None, str(exc)

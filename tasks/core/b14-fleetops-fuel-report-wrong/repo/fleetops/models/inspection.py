@@ -1,0 +1,132 @@
+"""Inspection records: a safety inspection of a vehicle."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from fleetops.errors import ValidationError
+from fleetops.util import validation as v
+
+PREFIX = "INS"
+RESULT_CHOICES = ("pass", "minor", "fail")
+FIELDS = ("id", "vehicle_id", "day", "result", "inspector")
+
+
+@dataclass
+class Inspection:
+    """A safety inspection of a vehicle.
+
+    Fields:
+        id: unique id
+        vehicle_id: vehicle inspected
+        day: day of the inspection
+        result: outcome
+        inspector: name of the inspector
+    """
+
+    id: str
+    vehicle_id: str
+    day: str
+    result: str
+    inspector: str
+
+    def validate(self) -> None:
+        """Raise ValidationError if a field is wrong."""
+        v.require_id(self.id, PREFIX, "inspection.id")
+        v.require_id(self.vehicle_id, "VEH", "inspection.vehicle_id")
+        v.require_date(self.day, "inspection.day")
+        v.require_choice(self.result, RESULT_CHOICES, "inspection.result")
+        v.require_text(self.inspector, "inspection.inspector")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def __str__(self) -> str:
+        shown = ", ".join(f"{k}={getattr(self, k)}" for k in FIELDS[1:])
+        return f"Inspection {self.id}: {shown}"
+
+    def copy_with(self, **changes: object) -> Inspection:
+        """A validated copy with some fields changed; the id cannot change."""
+        if "id" in changes:
+            raise ValidationError("the id of a inspection cannot change")
+        data = self.to_dict()
+        data.update(changes)
+        return Inspection.from_dict(data)
+
+    def diff(self, other: Inspection) -> dict[str, tuple[object, object]]:
+        """Fields whose values differ from other's, as (mine, theirs)."""
+        return {
+            k: (getattr(self, k), getattr(other, k))
+            for k in FIELDS
+            if getattr(self, k) != getattr(other, k)
+        }
+
+    def sort_key(self) -> tuple:
+        """Order inspections by day, then id."""
+        return (self.day, self.id)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Inspection:
+        missing = [k for k in FIELDS if k not in data]
+        if missing:
+            raise ValidationError(f"inspection is missing fields: {', '.join(missing)}")
+        unknown = sorted(set(data) - set(FIELDS))
+        if unknown:
+            raise ValidationError(f"inspection has unknown fields: {', '.join(unknown)}")
+        record = cls(**{k: data[k] for k in FIELDS})
+        record.validate()
+        return record
+
+
+def parse_row(row: dict[str, str]) -> Inspection:
+    """A inspection from a CSV row of text (see docs/cli.md)."""
+    record = Inspection(
+        id=row["id"].strip(),
+        vehicle_id=row["vehicle_id"].strip(),
+        day=row["day"].strip(),
+        result=row["result"].strip(),
+        inspector=row["inspector"].strip(),
+    )
+    record.validate()
+    return record
+
+
+def to_row(inspection: Inspection) -> dict[str, str]:
+    """The inverse of parse_row."""
+    row = {}
+    for key, value in inspection.to_dict().items():
+        row[key] = ("true" if value else "false") if isinstance(value, bool) else str(value)
+    return row
+
+
+FIELD_DOCS = {
+    "id": "unique id",
+    "vehicle_id": "vehicle inspected",
+    "day": "day of the inspection",
+    "result": "outcome",
+    "inspector": "name of the inspector",
+}
+FIELD_TYPES = {
+    "id": "id",
+    "vehicle_id": "ref",
+    "day": "date",
+    "result": "choice",
+    "inspector": "text",
+}
+
+
+def describe_fields() -> str:
+    """One line per field: name, type and meaning (docs/records.md is built from it)."""
+    return "\n".join(
+        f"{name:<16} {FIELD_TYPES[name]:<7} {doc}" for name, doc in FIELD_DOCS.items()
+    )
+
+
+def parse_row_safe(row: dict[str, str]) -> tuple[Inspection | None, str | None]:
+    """(record, None) for a good row, (None, message) for a bad one."""
+    try:
+        return parse_row(row), None
+    except KeyError as exc:
+        return None, f"missing column {exc.args[0]}"
+    except ValueError as exc:
+        return None, str(exc)

@@ -1,0 +1,132 @@
+"""Shipment records: goods carried for a customer."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from fleetops.errors import ValidationError
+from fleetops.util import validation as v
+
+PREFIX = "SHP"
+STATUS_CHOICES = ("booked", "loaded", "delivered")
+FIELDS = ("id", "customer_id", "trip_id", "weight_kg", "status")
+
+
+@dataclass
+class Shipment:
+    """Goods carried for a customer.
+
+    Fields:
+        id: unique id
+        customer_id: customer who booked it
+        trip_id: trip that carries it
+        weight_kg: weight in kilograms
+        status: shipment status
+    """
+
+    id: str
+    customer_id: str
+    trip_id: str
+    weight_kg: float
+    status: str
+
+    def validate(self) -> None:
+        """Raise ValidationError if a field is wrong."""
+        v.require_id(self.id, PREFIX, "shipment.id")
+        v.require_id(self.customer_id, "CUS", "shipment.customer_id")
+        v.require_id(self.trip_id, "TRP", "shipment.trip_id")
+        v.require_number(self.weight_kg, "shipment.weight_kg")
+        v.require_choice(self.status, STATUS_CHOICES, "shipment.status")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def __str__(self) -> str:
+        shown = ", ".join(f"{k}={getattr(self, k)}" for k in FIELDS[1:])
+        return f"Shipment {self.id}: {shown}"
+
+    def copy_with(self, **changes: object) -> Shipment:
+        """A validated copy with some fields changed; the id cannot change."""
+        if "id" in changes:
+            raise ValidationError("the id of a shipment cannot change")
+        data = self.to_dict()
+        data.update(changes)
+        return Shipment.from_dict(data)
+
+    def diff(self, other: Shipment) -> dict[str, tuple[object, object]]:
+        """Fields whose values differ from other's, as (mine, theirs)."""
+        return {
+            k: (getattr(self, k), getattr(other, k))
+            for k in FIELDS
+            if getattr(self, k) != getattr(other, k)
+        }
+
+    def sort_key(self) -> tuple:
+        """Order shipments by customer_id, then id."""
+        return (self.customer_id, self.id)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Shipment:
+        missing = [k for k in FIELDS if k not in data]
+        if missing:
+            raise ValidationError(f"shipment is missing fields: {', '.join(missing)}")
+        unknown = sorted(set(data) - set(FIELDS))
+        if unknown:
+            raise ValidationError(f"shipment has unknown fields: {', '.join(unknown)}")
+        record = cls(**{k: data[k] for k in FIELDS})
+        record.validate()
+        return record
+
+
+def parse_row(row: dict[str, str]) -> Shipment:
+    """A shipment from a CSV row of text (see docs/cli.md)."""
+    record = Shipment(
+        id=row["id"].strip(),
+        customer_id=row["customer_id"].strip(),
+        trip_id=row["trip_id"].strip(),
+        weight_kg=float(row["weight_kg"]),
+        status=row["status"].strip(),
+    )
+    record.validate()
+    return record
+
+
+def to_row(shipment: Shipment) -> dict[str, str]:
+    """The inverse of parse_row."""
+    row = {}
+    for key, value in shipment.to_dict().items():
+        row[key] = ("true" if value else "false") if isinstance(value, bool) else str(value)
+    return row
+
+
+FIELD_DOCS = {
+    "id": "unique id",
+    "customer_id": "customer who booked it",
+    "trip_id": "trip that carries it",
+    "weight_kg": "weight in kilograms",
+    "status": "shipment status",
+}
+FIELD_TYPES = {
+    "id": "id",
+    "customer_id": "ref",
+    "trip_id": "ref",
+    "weight_kg": "float",
+    "status": "choice",
+}
+
+
+def describe_fields() -> str:
+    """One line per field: name, type and meaning (docs/records.md is built from it)."""
+    return "\n".join(
+        f"{name:<16} {FIELD_TYPES[name]:<7} {doc}" for name, doc in FIELD_DOCS.items()
+    )
+
+
+def parse_row_safe(row: dict[str, str]) -> tuple[Shipment | None, str | None]:
+    """(record, None) for a good row, (None, message) for a bad one."""
+    try:
+        return parse_row(row), None
+    except KeyError as exc:
+        return None, f"missing column {exc.args[0]}"
+    except ValueError as exc:
+        return None, str(exc)

@@ -1,0 +1,131 @@
+"""Stop records: a place a route visits."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from fleetops.errors import ValidationError
+from fleetops.util import validation as v
+
+PREFIX = "STP"
+FIELDS = ("id", "route_id", "sequence", "customer_id", "window_minutes")
+
+
+@dataclass
+class Stop:
+    """A place a route visits.
+
+    Fields:
+        id: unique id
+        route_id: route the stop belongs to
+        sequence: position on the route, from 1
+        customer_id: customer served at the stop
+        window_minutes: length of the delivery window
+    """
+
+    id: str
+    route_id: str
+    sequence: int
+    customer_id: str
+    window_minutes: int
+
+    def validate(self) -> None:
+        """Raise ValidationError if a field is wrong."""
+        v.require_id(self.id, PREFIX, "stop.id")
+        v.require_id(self.route_id, "RTE", "stop.route_id")
+        v.require_int(self.sequence, "stop.sequence", minimum=1)
+        v.require_id(self.customer_id, "CUS", "stop.customer_id")
+        v.require_int(self.window_minutes, "stop.window_minutes", minimum=0)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def __str__(self) -> str:
+        shown = ", ".join(f"{k}={getattr(self, k)}" for k in FIELDS[1:])
+        return f"Stop {self.id}: {shown}"
+
+    def copy_with(self, **changes: object) -> Stop:
+        """A validated copy with some fields changed; the id cannot change."""
+        if "id" in changes:
+            raise ValidationError("the id of a stop cannot change")
+        data = self.to_dict()
+        data.update(changes)
+        return Stop.from_dict(data)
+
+    def diff(self, other: Stop) -> dict[str, tuple[object, object]]:
+        """Fields whose values differ from other's, as (mine, theirs)."""
+        return {
+            k: (getattr(self, k), getattr(other, k))
+            for k in FIELDS
+            if getattr(self, k) != getattr(other, k)
+        }
+
+    def sort_key(self) -> tuple:
+        """Order stops by route_id, then id."""
+        return (self.route_id, self.id)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Stop:
+        missing = [k for k in FIELDS if k not in data]
+        if missing:
+            raise ValidationError(f"stop is missing fields: {', '.join(missing)}")
+        unknown = sorted(set(data) - set(FIELDS))
+        if unknown:
+            raise ValidationError(f"stop has unknown fields: {', '.join(unknown)}")
+        record = cls(**{k: data[k] for k in FIELDS})
+        record.validate()
+        return record
+
+
+def parse_row(row: dict[str, str]) -> Stop:
+    """A stop from a CSV row of text (see docs/cli.md)."""
+    record = Stop(
+        id=row["id"].strip(),
+        route_id=row["route_id"].strip(),
+        sequence=int(row["sequence"]),
+        customer_id=row["customer_id"].strip(),
+        window_minutes=int(row["window_minutes"]),
+    )
+    record.validate()
+    return record
+
+
+def to_row(stop: Stop) -> dict[str, str]:
+    """The inverse of parse_row."""
+    row = {}
+    for key, value in stop.to_dict().items():
+        row[key] = ("true" if value else "false") if isinstance(value, bool) else str(value)
+    return row
+
+
+FIELD_DOCS = {
+    "id": "unique id",
+    "route_id": "route the stop belongs to",
+    "sequence": "position on the route, from 1",
+    "customer_id": "customer served at the stop",
+    "window_minutes": "length of the delivery window",
+}
+FIELD_TYPES = {
+    "id": "id",
+    "route_id": "ref",
+    "sequence": "int",
+    "customer_id": "ref",
+    "window_minutes": "int",
+}
+
+
+def describe_fields() -> str:
+    """One line per field: name, type and meaning (docs/records.md is built from it)."""
+    return "\n".join(
+        f"{name:<16} {FIELD_TYPES[name]:<7} {doc}" for name, doc in FIELD_DOCS.items()
+    )
+
+
+def parse_row_safe(row: dict[str, str]) -> tuple[Stop | None, str | None]:
+    """(record, None) for a good row, (None, message) for a bad one."""
+    try:
+        return parse_row(row), None
+    except KeyError as exc:
+        return None, f"missing column {exc.args[0]}"
+    except ValueError as exc:
+        return None, str(exc)

@@ -1,0 +1,132 @@
+"""Tire records: a tyre fitted to a vehicle."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from fleetops.errors import ValidationError
+from fleetops.util import validation as v
+
+PREFIX = "TIR"
+POSITION_CHOICES = ("FL", "FR", "RL", "RR")
+FIELDS = ("id", "vehicle_id", "position", "fitted", "tread_mm")
+
+
+@dataclass
+class Tire:
+    """A tyre fitted to a vehicle.
+
+    Fields:
+        id: unique id
+        vehicle_id: vehicle the tyre is fitted to
+        position: wheel position
+        fitted: day the tyre was fitted
+        tread_mm: remaining tread depth in millimetres
+    """
+
+    id: str
+    vehicle_id: str
+    position: str
+    fitted: str
+    tread_mm: float
+
+    def validate(self) -> None:
+        """Raise ValidationError if a field is wrong."""
+        v.require_id(self.id, PREFIX, "tire.id")
+        v.require_id(self.vehicle_id, "VEH", "tire.vehicle_id")
+        v.require_choice(self.position, POSITION_CHOICES, "tire.position")
+        v.require_date(self.fitted, "tire.fitted")
+        v.require_number(self.tread_mm, "tire.tread_mm")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def __str__(self) -> str:
+        shown = ", ".join(f"{k}={getattr(self, k)}" for k in FIELDS[1:])
+        return f"Tire {self.id}: {shown}"
+
+    def copy_with(self, **changes: object) -> Tire:
+        """A validated copy with some fields changed; the id cannot change."""
+        if "id" in changes:
+            raise ValidationError("the id of a tire cannot change")
+        data = self.to_dict()
+        data.update(changes)
+        return Tire.from_dict(data)
+
+    def diff(self, other: Tire) -> dict[str, tuple[object, object]]:
+        """Fields whose values differ from other's, as (mine, theirs)."""
+        return {
+            k: (getattr(self, k), getattr(other, k))
+            for k in FIELDS
+            if getattr(self, k) != getattr(other, k)
+        }
+
+    def sort_key(self) -> tuple:
+        """Order tires by fitted, then id."""
+        return (self.fitted, self.id)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Tire:
+        missing = [k for k in FIELDS if k not in data]
+        if missing:
+            raise ValidationError(f"tire is missing fields: {', '.join(missing)}")
+        unknown = sorted(set(data) - set(FIELDS))
+        if unknown:
+            raise ValidationError(f"tire has unknown fields: {', '.join(unknown)}")
+        record = cls(**{k: data[k] for k in FIELDS})
+        record.validate()
+        return record
+
+
+def parse_row(row: dict[str, str]) -> Tire:
+    """A tire from a CSV row of text (see docs/cli.md)."""
+    record = Tire(
+        id=row["id"].strip(),
+        vehicle_id=row["vehicle_id"].strip(),
+        position=row["position"].strip(),
+        fitted=row["fitted"].strip(),
+        tread_mm=float(row["tread_mm"]),
+    )
+    record.validate()
+    return record
+
+
+def to_row(tire: Tire) -> dict[str, str]:
+    """The inverse of parse_row."""
+    row = {}
+    for key, value in tire.to_dict().items():
+        row[key] = ("true" if value else "false") if isinstance(value, bool) else str(value)
+    return row
+
+
+FIELD_DOCS = {
+    "id": "unique id",
+    "vehicle_id": "vehicle the tyre is fitted to",
+    "position": "wheel position",
+    "fitted": "day the tyre was fitted",
+    "tread_mm": "remaining tread depth in millimetres",
+}
+FIELD_TYPES = {
+    "id": "id",
+    "vehicle_id": "ref",
+    "position": "choice",
+    "fitted": "date",
+    "tread_mm": "float",
+}
+
+
+def describe_fields() -> str:
+    """One line per field: name, type and meaning (docs/records.md is built from it)."""
+    return "\n".join(
+        f"{name:<16} {FIELD_TYPES[name]:<7} {doc}" for name, doc in FIELD_DOCS.items()
+    )
+
+
+def parse_row_safe(row: dict[str, str]) -> tuple[Tire | None, str | None]:
+    """(record, None) for a good row, (None, message) for a bad one."""
+    try:
+        return parse_row(row), None
+    except KeyError as exc:
+        return None, f"missing column {exc.args[0]}"
+    except ValueError as exc:
+        return None, str(exc)

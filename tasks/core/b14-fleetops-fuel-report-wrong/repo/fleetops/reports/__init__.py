@@ -1,0 +1,1 @@
+"""Report tables for the CLI."""

@@ -1,0 +1,3 @@
+"""fleetops: fleet-management toolkit."""
+
+__version__ = "2.3.0"

@@ -1,0 +1,1 @@
+"""The python -m fleetops command line."""

@@ -1,0 +1,138 @@
+"""Incident records: an accident or damage report."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from fleetops.errors import ValidationError
+from fleetops.util import validation as v
+
+PREFIX = "INC"
+SEVERITY_CHOICES = ("low", "medium", "high")
+FIELDS = ("id", "vehicle_id", "driver_id", "day", "severity", "damage")
+
+
+@dataclass
+class Incident:
+    """An accident or damage report.
+
+    Fields:
+        id: unique id
+        vehicle_id: vehicle involved
+        driver_id: driver involved
+        day: day of the incident
+        severity: severity
+        damage: estimated damage
+    """
+
+    id: str
+    vehicle_id: str
+    driver_id: str
+    day: str
+    severity: str
+    damage: float
+
+    def validate(self) -> None:
+        """Raise ValidationError if a field is wrong."""
+        v.require_id(self.id, PREFIX, "incident.id")
+        v.require_id(self.vehicle_id, "VEH", "incident.vehicle_id")
+        v.require_id(self.driver_id, "DRV", "incident.driver_id")
+        v.require_date(self.day, "incident.day")
+        v.require_choice(self.severity, SEVERITY_CHOICES, "incident.severity")
+        v.require_number(self.damage, "incident.damage")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def __str__(self) -> str:
+        shown = ", ".join(f"{k}={getattr(self, k)}" for k in FIELDS[1:])
+        return f"Incident {self.id}: {shown}"
+
+    def copy_with(self, **changes: object) -> Incident:
+        """A validated copy with some fields changed; the id cannot change."""
+        if "id" in changes:
+            raise ValidationError("the id of a incident cannot change")
+        data = self.to_dict()
+        data.update(changes)
+        return Incident.from_dict(data)
+
+    def diff(self, other: Incident) -> dict[str, tuple[object, object]]:
+        """Fields whose values differ from other's, as (mine, theirs)."""
+        return {
+            k: (getattr(self, k), getattr(other, k))
+            for k in FIELDS
+            if getattr(self, k) != getattr(other, k)
+        }
+
+    def sort_key(self) -> tuple:
+        """Order incidents by day, then id."""
+        return (self.day, self.id)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Incident:
+        missing = [k for k in FIELDS if k not in data]
+        if missing:
+            raise ValidationError(f"incident is missing fields: {', '.join(missing)}")
+        unknown = sorted(set(data) - set(FIELDS))
+        if unknown:
+            raise ValidationError(f"incident has unknown fields: {', '.join(unknown)}")
+        record = cls(**{k: data[k] for k in FIELDS})
+        record.validate()
+        return record
+
+
+def parse_row(row: dict[str, str]) -> Incident:
+    """A incident from a CSV row of text (see docs/cli.md)."""
+    record = Incident(
+        id=row["id"].strip(),
+        vehicle_id=row["vehicle_id"].strip(),
+        driver_id=row["driver_id"].strip(),
+        day=row["day"].strip(),
+        severity=row["severity"].strip(),
+        damage=float(row["damage"]),
+    )
+    record.validate()
+    return record
+
+
+def to_row(incident: Incident) -> dict[str, str]:
+    """The inverse of parse_row."""
+    row = {}
+    for key, value in incident.to_dict().items():
+        row[key] = ("true" if value else "false") if isinstance(value, bool) else str(value)
+    return row
+
+
+FIELD_DOCS = {
+    "id": "unique id",
+    "vehicle_id": "vehicle involved",
+    "driver_id": "driver involved",
+    "day": "day of the incident",
+    "severity": "severity",
+    "damage": "estimated damage",
+}
+FIELD_TYPES = {
+    "id": "id",
+    "vehicle_id": "ref",
+    "driver_id": "ref",
+    "day": "date",
+    "severity": "choice",
+    "damage": "money",
+}
+
+
+def describe_fields() -> str:
+    """One line per field: name, type and meaning (docs/records.md is built from it)."""
+    return "\n".join(
+        f"{name:<16} {FIELD_TYPES[name]:<7} {doc}" for name, doc in FIELD_DOCS.items()
+    )
+
+
+def parse_row_safe(row: dict[str, str]) -> tuple[Incident | None, str | None]:
+    """(record, None) for a good row, (None, message) for a bad one."""
+    try:
+        return parse_row(row), None
+    except KeyError as exc:
+        return None, f"missing column {exc.args[0]}"
+    except ValueError as exc:
+        return None, str(exc)

@@ -1,0 +1,138 @@
+"""Part records: a spare part kept in stock."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from fleetops.errors import ValidationError
+from fleetops.util import validation as v
+
+PREFIX = "PRT"
+CATEGORY_CHOICES = ("engine", "brakes", "body", "electrical")
+FIELDS = ("id", "name", "supplier_id", "unit_price", "stock", "category")
+
+
+@dataclass
+class Part:
+    """A spare part kept in stock.
+
+    Fields:
+        id: unique id
+        name: part name
+        supplier_id: usual supplier
+        unit_price: price per unit
+        stock: units in stock
+        category: part category
+    """
+
+    id: str
+    name: str
+    supplier_id: str
+    unit_price: float
+    stock: int
+    category: str
+
+    def validate(self) -> None:
+        """Raise ValidationError if a field is wrong."""
+        v.require_id(self.id, PREFIX, "part.id")
+        v.require_text(self.name, "part.name")
+        v.require_id(self.supplier_id, "SUP", "part.supplier_id")
+        v.require_number(self.unit_price, "part.unit_price")
+        v.require_int(self.stock, "part.stock", minimum=0)
+        v.require_choice(self.category, CATEGORY_CHOICES, "part.category")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def __str__(self) -> str:
+        shown = ", ".join(f"{k}={getattr(self, k)}" for k in FIELDS[1:])
+        return f"Part {self.id}: {shown}"
+
+    def copy_with(self, **changes: object) -> Part:
+        """A validated copy with some fields changed; the id cannot change."""
+        if "id" in changes:
+            raise ValidationError("the id of a part cannot change")
+        data = self.to_dict()
+        data.update(changes)
+        return Part.from_dict(data)
+
+    def diff(self, other: Part) -> dict[str, tuple[object, object]]:
+        """Fields whose values differ from other's, as (mine, theirs)."""
+        return {
+            k: (getattr(self, k), getattr(other, k))
+            for k in FIELDS
+            if getattr(self, k) != getattr(other, k)
+        }
+
+    def sort_key(self) -> tuple:
+        """Order parts by name, then id."""
+        return (self.name, self.id)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Part:
+        missing = [k for k in FIELDS if k not in data]
+        if missing:
+            raise ValidationError(f"part is missing fields: {', '.join(missing)}")
+        unknown = sorted(set(data) - set(FIELDS))
+        if unknown:
+            raise ValidationError(f"part has unknown fields: {', '.join(unknown)}")
+        record = cls(**{k: data[k] for k in FIELDS})
+        record.validate()
+        return record
+
+
+def parse_row(row: dict[str, str]) -> Part:
+    """A part from a CSV row of text (see docs/cli.md)."""
+    record = Part(
+        id=row["id"].strip(),
+        name=row["name"].strip(),
+        supplier_id=row["supplier_id"].strip(),
+        unit_price=float(row["unit_price"]),
+        stock=int(row["stock"]),
+        category=row["category"].strip(),
+    )
+    record.validate()
+    return record
+
+
+def to_row(part: Part) -> dict[str, str]:
+    """The inverse of parse_row."""
+    row = {}
+    for key, value in part.to_dict().items():
+        row[key] = ("true" if value else "false") if isinstance(value, bool) else str(value)
+    return row
+
+
+FIELD_DOCS = {
+    "id": "unique id",
+    "name": "part name",
+    "supplier_id": "usual supplier",
+    "unit_price": "price per unit",
+    "stock": "units in stock",
+    "category": "part category",
+}
+FIELD_TYPES = {
+    "id": "id",
+    "name": "text",
+    "supplier_id": "ref",
+    "unit_price": "money",
+    "stock": "int",
+    "category": "choice",
+}
+
+
+def describe_fields() -> str:
+    """One line per field: name, type and meaning (docs/records.md is built from it)."""
+    return "\n".join(
+        f"{name:<16} {FIELD_TYPES[name]:<7} {doc}" for name, doc in FIELD_DOCS.items()
+    )
+
+
+def parse_row_safe(row: dict[str, str]) -> tuple[Part | None, str | None]:
+    """(record, None) for a good row, (None, message) for a bad one."""
+    try:
+        return parse_row(row), None
+    except KeyError as exc:
+        return None, f"missing column {exc.args[0]}"
+    except ValueError as exc:
+        return None, str(exc)

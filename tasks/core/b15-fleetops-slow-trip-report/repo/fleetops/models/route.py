@@ -1,0 +1,132 @@
+"""Route records: a planned sequence of stops."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from fleetops.errors import ValidationError
+from fleetops.util import validation as v
+
+PREFIX = "RTE"
+KIND_CHOICES = ("urban", "regional", "longhaul")
+FIELDS = ("id", "name", "depot_id", "distance_km", "kind")
+
+
+@dataclass
+class Route:
+    """A planned sequence of stops.
+
+    Fields:
+        id: unique id
+        name: route name
+        depot_id: depot the route starts from
+        distance_km: planned length in kilometres
+        kind: kind of route
+    """
+
+    id: str
+    name: str
+    depot_id: str
+    distance_km: float
+    kind: str
+
+    def validate(self) -> None:
+        """Raise ValidationError if a field is wrong."""
+        v.require_id(self.id, PREFIX, "route.id")
+        v.require_text(self.name, "route.name")
+        v.require_id(self.depot_id, "DEP", "route.depot_id")
+        v.require_number(self.distance_km, "route.distance_km")
+        v.require_choice(self.kind, KIND_CHOICES, "route.kind")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def __str__(self) -> str:
+        shown = ", ".join(f"{k}={getattr(self, k)}" for k in FIELDS[1:])
+        return f"Route {self.id}: {shown}"
+
+    def copy_with(self, **changes: object) -> Route:
+        """A validated copy with some fields changed; the id cannot change."""
+        if "id" in changes:
+            raise ValidationError("the id of a route cannot change")
+        data = self.to_dict()
+        data.update(changes)
+        return Route.from_dict(data)
+
+    def diff(self, other: Route) -> dict[str, tuple[object, object]]:
+        """Fields whose values differ from other's, as (mine, theirs)."""
+        return {
+            k: (getattr(self, k), getattr(other, k))
+            for k in FIELDS
+            if getattr(self, k) != getattr(other, k)
+        }
+
+    def sort_key(self) -> tuple:
+        """Order routes by name, then id."""
+        return (self.name, self.id)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Route:
+        missing = [k for k in FIELDS if k not in data]
+        if missing:
+            raise ValidationError(f"route is missing fields: {', '.join(missing)}")
+        unknown = sorted(set(data) - set(FIELDS))
+        if unknown:
+            raise ValidationError(f"route has unknown fields: {', '.join(unknown)}")
+        record = cls(**{k: data[k] for k in FIELDS})
+        record.validate()
+        return record
+
+
+def parse_row(row: dict[str, str]) -> Route:
+    """A route from a CSV row of text (see docs/cli.md)."""
+    record = Route(
+        id=row["id"].strip(),
+        name=row["name"].strip(),
+        depot_id=row["depot_id"].strip(),
+        distance_km=float(row["distance_km"]),
+        kind=row["kind"].strip(),
+    )
+    record.validate()
+    return record
+
+
+def to_row(route: Route) -> dict[str, str]:
+    """The inverse of parse_row."""
+    row = {}
+    for key, value in route.to_dict().items():
+        row[key] = ("true" if value else "false") if isinstance(value, bool) else str(value)
+    return row
+
+
+FIELD_DOCS = {
+    "id": "unique id",
+    "name": "route name",
+    "depot_id": "depot the route starts from",
+    "distance_km": "planned length in kilometres",
+    "kind": "kind of route",
+}
+FIELD_TYPES = {
+    "id": "id",
+    "name": "text",
+    "depot_id": "ref",
+    "distance_km": "float",
+    "kind": "choice",
+}
+
+
+def describe_fields() -> str:
+    """One line per field: name, type and meaning (docs/records.md is built from it)."""
+    return "\n".join(
+        f"{name:<16} {FIELD_TYPES[name]:<7} {doc}" for name, doc in FIELD_DOCS.items()
+    )
+
+
+def parse_row_safe(row: dict[str, str]) -> tuple[Route | None, str | None]:
+    """(record, None) for a good row, (None, message) for a bad one."""
+    try:
+        return parse_row(row), None
+    except KeyError as exc:
+        return None, f"missing column {exc.args[0]}"
+    except ValueError as exc:
+        return None, str(exc)

@@ -1,0 +1,125 @@
+"""Supplier records: a company that sells parts."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from fleetops.errors import ValidationError
+from fleetops.util import validation as v
+
+PREFIX = "SUP"
+FIELDS = ("id", "name", "country", "lead_days")
+
+
+@dataclass
+class Supplier:
+    """A company that sells parts.
+
+    Fields:
+        id: unique id
+        name: company name
+        country: country code
+        lead_days: usual delivery time in days
+    """
+
+    id: str
+    name: str
+    country: str
+    lead_days: int
+
+    def validate(self) -> None:
+        """Raise ValidationError if a field is wrong."""
+        v.require_id(self.id, PREFIX, "supplier.id")
+        v.require_text(self.name, "supplier.name")
+        v.require_text(self.country, "supplier.country")
+        v.require_int(self.lead_days, "supplier.lead_days", minimum=0)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def __str__(self) -> str:
+        shown = ", ".join(f"{k}={getattr(self, k)}" for k in FIELDS[1:])
+        return f"Supplier {self.id}: {shown}"
+
+    def copy_with(self, **changes: object) -> Supplier:
+        """A validated copy with some fields changed; the id cannot change."""
+        if "id" in changes:
+            raise ValidationError("the id of a supplier cannot change")
+        data = self.to_dict()
+        data.update(changes)
+        return Supplier.from_dict(data)
+
+    def diff(self, other: Supplier) -> dict[str, tuple[object, object]]:
+        """Fields whose values differ from other's, as (mine, theirs)."""
+        return {
+            k: (getattr(self, k), getattr(other, k))
+            for k in FIELDS
+            if getattr(self, k) != getattr(other, k)
+        }
+
+    def sort_key(self) -> tuple:
+        """Order suppliers by name, then id."""
+        return (self.name, self.id)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Supplier:
+        missing = [k for k in FIELDS if k not in data]
+        if missing:
+            raise ValidationError(f"supplier is missing fields: {', '.join(missing)}")
+        unknown = sorted(set(data) - set(FIELDS))
+        if unknown:
+            raise ValidationError(f"supplier has unknown fields: {', '.join(unknown)}")
+        record = cls(**{k: data[k] for k in FIELDS})
+        record.validate()
+        return record
+
+
+def parse_row(row: dict[str, str]) -> Supplier:
+    """A supplier from a CSV row of text (see docs/cli.md)."""
+    record = Supplier(
+        id=row["id"].strip(),
+        name=row["name"].strip(),
+        country=row["country"].strip(),
+        lead_days=int(row["lead_days"]),
+    )
+    record.validate()
+    return record
+
+
+def to_row(supplier: Supplier) -> dict[str, str]:
+    """The inverse of parse_row."""
+    row = {}
+    for key, value in supplier.to_dict().items():
+        row[key] = ("true" if value else "false") if isinstance(value, bool) else str(value)
+    return row
+
+
+FIELD_DOCS = {
+    "id": "unique id",
+    "name": "company name",
+    "country": "country code",
+    "lead_days": "usual delivery time in days",
+}
+FIELD_TYPES = {
+    "id": "id",
+    "name": "text",
+    "country": "text",
+    "lead_days": "int",
+}
+
+
+def describe_fields() -> str:
+    """One line per field: name, type and meaning (docs/records.md is built from it)."""
+    return "\n".join(
+        f"{name:<16} {FIELD_TYPES[name]:<7} {doc}" for name, doc in FIELD_DOCS.items()
+    )
+
+
+def parse_row_safe(row: dict[str, str]) -> tuple[Supplier | None, str | None]:
+    """(record, None) for a good row, (None, message) for a bad one."""
+    try:
+        return parse_row(row), None
+    except KeyError as exc:
+        return None, f"missing column {exc.args[0]}"
+    except ValueError as exc:
+        return None, str(exc)

@@ -1,0 +1,1 @@
+"""In-memory stores, one per record kind."""

@@ -1,0 +1,1 @@
+"""Shared helpers: money, units, dates, text, validation, CSV."""
