@@ -30,11 +30,28 @@ def system_prompt(specs: Sequence[ToolSpec]) -> str:
 
 
 def task_prompt(title: str, issue: str, files: Sequence[str] = ()) -> str:
-    listing = f"\n\nFiles in the repository: {', '.join(files)}" if files else ""
+    listing = f"\n\nFiles in the repository: {', '.join(_code_first(files))}" if files else ""
     return (
         f"Issue: {title}\n\n{issue.strip()}{listing}\n\n"
-        "Start by reading the file named in the issue."
+        "Start by reading the code file named in the issue."
     )
+
+
+def _code_first(files: Sequence[str]) -> list[str]:
+    """Code, then tests, then docs: small models read the first file listed, and a README
+    sorted first drew them away from the file the issue names (measured on core tasks)."""
+
+    def rank(path: str) -> int:
+        if path == "...":  # the listing was cut: stays last
+            return 3
+        name = path.rsplit("/", 1)[-1].lower()
+        if name.startswith(("readme", "changelog", "license")) or name.endswith(
+            (".md", ".rst", ".txt")
+        ):
+            return 2
+        return 1 if "test" in path.lower() else 0
+
+    return sorted(files, key=rank)  # stable: the walk's order within each rank
 
 
 def observation(name: str, result: ToolResult, text: str, repeated: bool = False) -> str:
