@@ -14,6 +14,7 @@ import yaml
 
 from .errors import ConfigError
 from .models import DEFAULT_MODEL
+from .safe_yaml import NoAliasLoader
 
 
 @dataclass(frozen=True)
@@ -127,20 +128,6 @@ def _coerce(name: str, value: Any, where: str) -> Any:
     return value
 
 
-class _NoAliasLoader(yaml.SafeLoader):
-    """Refuses aliases: a config never needs them, and nested ones (a YAML bomb) would make
-    an error message that prints the value take forever."""
-
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        if self.check_event(yaml.AliasEvent):
-            event = self.peek_event()
-            raise yaml.composer.ComposerError(
-                None, None, f"alias *{event.anchor} is not allowed (write the value out)",
-                event.start_mark,
-            )
-        return super().compose_node(parent, index)
-
-
 def _read_yaml(path: Path) -> tuple[dict[str, Any], dict[str, int]]:
     try:
         text = path.read_text()
@@ -148,7 +135,7 @@ def _read_yaml(path: Path) -> tuple[dict[str, Any], dict[str, int]]:
         raise ConfigError(f"cannot read config file {path}: {exc.strerror or exc}") from exc
     try:
         node = yaml.compose(text)
-        data = yaml.load(text, Loader=_NoAliasLoader)
+        data = yaml.load(text, Loader=NoAliasLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f" line {mark.line + 1}" if mark else ""

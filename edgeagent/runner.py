@@ -317,21 +317,30 @@ def execute_run(
         status = "interrupted"
         raise
     finally:
-        sampler.stop()
-        wall_ms = (time.monotonic_ns() - t0) / 1e6
-        run_energy = sum_joules([r.energy_j for r in records])
-        sink.emit(RunFinished(
-            run_dir.name, status, tuple(records), wall_ms, energy_j=run_energy,
-            energy_null_reason=None if run_energy is not None else (
-                next((r.energy_null_reason for r in records if r.energy_j is None), NO_SOURCE)
-            ),
-            sample_hz=len(sampler.samples()) / (wall_ms / 1000) if wall_ms > 0 else None,
-        ))
-        store.close()
-        close = getattr(engine, "close", None)
-        if close:
-            close()
+        finish_run(sink, store, engine, sampler, run_dir, status, records, t0)
     return RunResult(run_dir, status, tuple(records))
+
+
+def finish_run(
+    sink: EventSink, store: RunStore, engine: object, sampler: Sampler, run_dir: Path,
+    status: str, records: Sequence[TaskRecord], t0_ns: int,
+) -> None:
+    """Stop the meter, record RunFinished with the run's energy and sample rate, and close
+    the store and the engine: the same end for live runs and replays, whatever stopped them."""
+    sampler.stop()
+    wall_ms = (time.monotonic_ns() - t0_ns) / 1e6
+    run_energy = sum_joules([r.energy_j for r in records])
+    sink.emit(RunFinished(
+        run_dir.name, status, tuple(records), wall_ms, energy_j=run_energy,
+        energy_null_reason=None if run_energy is not None else (
+            next((r.energy_null_reason for r in records if r.energy_j is None), NO_SOURCE)
+        ),
+        sample_hz=len(sampler.samples()) / (wall_ms / 1000) if wall_ms > 0 else None,
+    ))
+    store.close()
+    close = getattr(engine, "close", None)
+    if close:
+        close()
 
 
 def _retrieval_service(config: RunConfig) -> Any:

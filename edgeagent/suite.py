@@ -21,6 +21,7 @@ from typing import Any
 import yaml
 
 from edgeagent.errors import SuiteError
+from edgeagent.safe_yaml import NoAliasLoader
 from edgeagent.sandbox.process import CommandResult, ProcessLimits, run_command
 from edgeagent.sandbox.tools import ALL_TOOL_SPECS, Toolbox, ToolResult
 from edgeagent.sandbox.workspace import Workspace
@@ -461,19 +462,8 @@ def _type_name(value: object) -> str:
     )
 
 
-class _StrictLoader(yaml.SafeLoader):
-    """SafeLoader that rejects duplicate keys, which PyYAML would silently overwrite, and
-    aliases: a task file never needs them, and nested aliases (a "billion laughs" bomb) make a
-    tiny file expand into an object graph whose every repr or walk takes forever."""
-
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        if self.check_event(yaml.AliasEvent):
-            event = self.peek_event()
-            raise yaml.composer.ComposerError(
-                None, None, f"alias *{event.anchor} is not allowed (write the value out)",
-                event.start_mark,
-            )
-        return super().compose_node(parent, index)
+class _StrictLoader(NoAliasLoader):
+    """Also rejects duplicate keys, which PyYAML would silently overwrite."""
 
 
 def _construct_unique_mapping(loader: _StrictLoader, node: yaml.MappingNode) -> dict:

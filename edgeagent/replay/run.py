@@ -19,9 +19,8 @@ import yaml
 from ..agent import prompt
 from ..config import RunConfig
 from ..errors import StoreError, SuiteError
-from ..events import EventSink, FanOut, RunFinished, RunStarted, StepRecord, TaskRecord
-from ..meter.attribution import MeteredSink, sum_joules
-from ..meter.energy import NO_SOURCE
+from ..events import EventSink, FanOut, RunStarted, StepRecord, TaskRecord
+from ..meter.attribution import MeteredSink
 from ..meter.sampler import Sampler
 from ..meter.sources import choose_total, describe, discover_all
 from ..models import resolve_model
@@ -33,6 +32,7 @@ from ..runner import (
     _StepCollector,
     _task_energy,
     build_provenance,
+    finish_run,
 )
 from ..sandbox.process import ProcessLimits
 from ..sandbox.tools import Toolbox
@@ -205,18 +205,6 @@ def execute_replay(
         status = "interrupted"
         raise
     finally:
-        sampler.stop()
-        wall_ms = (time.monotonic_ns() - t0) / 1e6
-        run_energy = sum_joules([r.energy_j for r in records])
-        sink.emit(RunFinished(
-            run_dir.name, status, tuple(records), wall_ms, energy_j=run_energy,
-            energy_null_reason=None if run_energy is not None else (
-                next((r.energy_null_reason for r in records if r.energy_j is None), NO_SOURCE)),
-            sample_hz=len(sampler.samples()) / (wall_ms / 1000) if wall_ms > 0 else None,
-        ))
-        store.close()
-        close = getattr(engine, "close", None)
-        if close:
-            close()
+        finish_run(sink, store, engine, sampler, run_dir, status, records, t0)
         summary = write_summary(run_dir, replay_info)
     return ReplayResult(run_dir, status, summary)
