@@ -150,6 +150,34 @@ def test_a_smoke_task_runs_through_the_endpoint(
     assert f"endpoint {llama_server}  (llama-cpp-python, local server" in render_report(run_dir)
 
 
+def test_a_replay_runs_through_the_endpoint(
+    llama_server: str, tiny_model_path: Path, tmp_path: Path
+) -> None:
+    # the bundled MLPerf-format smoke workload, teacher-forced through the server
+    stdout = io.StringIO()
+    with contextlib.redirect_stdout(stdout):
+        code = cli.main([
+            "replay", "--endpoint", llama_server, "--tokenizer", str(tiny_model_path),
+            "--conversations", "1", "--out", str(tmp_path), "--max-new-tokens", "24",
+            "--n-ctx", "2048",
+        ])  # fmt: skip
+    assert code == 0, stdout.getvalue()
+    (run_dir,) = tmp_path.iterdir()
+    summary = json.loads((run_dir / "result_summary.json").read_text())
+    assert summary["turns_dropped"] == 0 and summary["turns_completed"] == 4
+    db = open_run_db(run_dir)
+    try:
+        steps = db.execute("SELECT * FROM steps ORDER BY step").fetchall()
+    finally:
+        db.close()
+    assert len(steps) == 4
+    for s in steps:
+        assert s["request_ms"] > 0 and s["decoded_tokens"] > 0
+        assert s["token_counts"] == "prompt: tokenizer; output: stream deltas"
+    prov = json.loads((run_dir / "provenance.json").read_text())
+    assert prov["model"]["endpoint"] == llama_server
+
+
 # ------------------------------------------------------------------------ stub server
 
 

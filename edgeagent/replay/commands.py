@@ -48,6 +48,9 @@ def _add_replay(sub: argparse._SubParsersAction) -> None:
                    help="allow a labelled CPU-utilisation x TDP estimate when no sensor exists")
     p.add_argument("--sample-interval-s", type=float, help="meter sampling interval (0.05)")
     p.add_argument("--json", action="store_true", help="print JSON events instead of lines")
+    from ..cli import _add_endpoint_flags
+
+    _add_endpoint_flags(p)  # replay a workload against a server, metered the same way
     p.set_defaults(func=_cmd_replay)
 
 
@@ -75,7 +78,8 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     source = ReplaySource(label, chosen, sha, args.from_run)
     overrides = {k: getattr(args, k) for k in (
         "model", "out", "max_new_tokens", "n_ctx", "threads", "gpu_layers", "seed", "grammar",
-        "power_root", "power_estimate_tdp", "sample_interval_s")}
+        "power_root", "power_estimate_tdp", "sample_interval_s", "endpoint", "api_key_env",
+        "served_model", "endpoint_constraint", "turn_timeout_s", "tokenizer")}
     overrides["suite"] = f"replay:{label}"
     config = load_config(None, overrides)
     printer = JsonPrinter() if args.json else ConsolePrinter()

@@ -151,11 +151,18 @@ def execute_replay(
                          "sandbox to run its tool calls in)")
     out = Path(config.out)
     _check_out_writable(out)
-    model = resolve_model(config.model, progress=progress)
-    engine = (engine_factory or _llamacpp_engine)(model.path, config)
+    if config.endpoint:
+        from ..engine.http import endpoint_engine
+
+        model, engine = endpoint_engine(config, progress=progress)
+    else:
+        model = resolve_model(config.model, progress=progress)
+        engine = (engine_factory or _llamacpp_engine)(model.path, config)
     settings = ReplaySettings(config.max_new_tokens, inject_tool_delay, config.grammar)
     label = Path(source.label).stem if source.run_dir is None else Path(source.label).name[:40]
-    model_label = model.name or Path(model.path).stem  # names hold dots: no Path().stem
+    # names hold dots (no Path().stem); an endpoint's served name may be a path
+    name = model.name or (str(model.path) if model.path else "endpoint")
+    model_label = Path(name).stem if "/" in name or name.endswith(".gguf") else name
     run_dir = make_run_dir(out, f"replay-{label}-{model_label}"[:80])
     replay_info = {
         "source": source.label, "dataset_sha256": source.sha256,
