@@ -77,11 +77,11 @@ def bare_wakeups(rate_hz: float, seconds: float) -> float:
     """CPU share of a thread that only wakes on the same grid: the OS/VM floor under measure()."""
     stop = threading.Event()
 
-    def loop() -> None:
+    def loop() -> None:  # the sampler's own wait: a plain sleep to the next grid point
         interval, next_t = 1.0 / rate_hz, time.monotonic()
         while not stop.is_set():
             next_t += interval
-            stop.wait(max(0.0, next_t - time.monotonic()))
+            time.sleep(max(0.0, next_t - time.monotonic()))
 
     cpu0, wall0 = time.process_time(), time.perf_counter()
     thread = threading.Thread(target=loop, daemon=True)
