@@ -72,6 +72,11 @@ def render(counts: dict, summary: str, isolation: dict) -> str:
          f"{get('load', 'steps')} steps, RSS growth "
          f"{get('load', 'rss_growth_permille') / 10:.1f}% (limit 10%), "
          f"{get('load', 'store_bytes_per_step')} store bytes per step (linear)"),
+        ("Load: 4-hour-equivalent replay at accelerated time (test_load.py)",
+         f"{get('load_replay', 'turns')} turns with {get('load_replay', 'recorded_hours')} h "
+         f"of recorded tool wait, replayed in {get('load_replay', 'seconds')} s; RSS growth "
+         f"{get('load_replay', 'rss_growth_permille') / 10:.1f}% (limit 10%), "
+         f"{get('load_replay', 'store_bytes_per_turn')} store bytes per turn (linear)"),
     ]
     lines = [
         "# Reliability",

@@ -108,3 +108,82 @@ def test_200_steps_keep_memory_flat_and_store_linear(
     assert 0.5 * early <= late <= 2.0 * early, (s, early, late)
     reliability("load", steps=STEPS, rss_growth_permille=round(growth * 1000),
                 store_bytes_per_step=round(late), seconds=round(elapsed))
+
+
+# --- a 4-hour-equivalent replay at accelerated time ---------------------------------------
+
+REPLAY_CONVERSATIONS = 48
+REPLAY_TURNS = 15  # assistant turns per conversation: 720 in all
+RECORDED_DELAY_S = 20.0  # 720 x 20 s = 4 hours of recorded tool wait, not slept
+
+
+def _four_hour_dataset(path: Path) -> None:
+    """MLPerf-format rows: each turn one bash call whose recorded result took 20 s."""
+    rows: list[dict] = []
+    tools = [{"type": "function", "function": {
+        "name": "bash", "description": "run a command",
+        "parameters": {"type": "object", "properties": {"command": {"type": "string"}},
+                       "required": ["command"]}}}]
+    for c in range(REPLAY_CONVERSATIONS):
+        cid = f"load-{c:03d}"
+        rows.append({"conversation_id": cid, "turn": 1, "role": "user",
+                     "content": f"Fix issue {c}.", "system": "You are a coding agent.",
+                     "tools": tools})
+        turn = 2
+        for t in range(REPLAY_TURNS):
+            call_id = f"call_{t}"
+            rows.append({"conversation_id": cid, "turn": turn, "role": "assistant",
+                         "tool_calls": [{"id": call_id, "type": "function", "function": {
+                             "name": "bash",
+                             "arguments": json.dumps({"command": f"grep -n x f{t}.py"})}}]})
+            rows.append({"conversation_id": cid, "turn": turn + 1, "role": "tool",
+                         "tool_results": [{"tool_call_id": call_id,
+                                           "content": f"f{t}.py:{t}: x = {t}"}],
+                         "delay_seconds": RECORDED_DELAY_S})
+            turn += 2
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+class ReplayEngine(ScriptedEngine):
+    def generate(self, messages: list[Message], *, max_tokens: int, grammar=None,
+                 max_context_tokens=None, on_token=None) -> Generation:
+        t0 = time.monotonic_ns()
+        self.calls += 1
+        text = json.dumps({"name": "run", "arguments": {"command": "grep -n x f.py"}})
+        t1 = time.monotonic_ns()
+        prompt = sum(len(m.content) for m in messages) // 4
+        return Generation(text, (), "stop", prompt, max(0, prompt - 40), 40, 8, t0, t0, t1,
+                          t1, (t1,))
+
+
+def test_four_hour_replay_at_accelerated_time_keeps_memory_flat_and_store_linear(
+    tiny_model_path: Path, tmp_path: Path, reliability
+) -> None:
+    from edgeagent.replay.dataset import load_dataset
+    from edgeagent.replay.run import ReplaySource, execute_replay
+
+    dataset = tmp_path / "four-hours.jsonl"
+    _four_hour_dataset(dataset)
+    conversations = load_dataset(dataset)
+    turns = REPLAY_CONVERSATIONS * REPLAY_TURNS
+    assert sum(r.delay_seconds or 0 for c in conversations for r in c.rows) == 4 * 3600
+    config = load_config(None, {"model": str(tiny_model_path), "out": str(tmp_path / "runs"),
+                                "suite": "replay:load", "max_new_tokens": 64})
+    probe = Probe([])
+    t0 = time.monotonic()
+    result = execute_replay(config, ReplaySource(str(dataset), conversations), sinks=[probe],
+                            engine_factory=lambda p, c: ReplayEngine(), progress=False)
+    elapsed = time.monotonic() - t0
+    assert result.status == "complete"
+    assert len(probe.rss) == turns
+    assert elapsed < 4 * 3600 / 60  # at least 60x faster than the recorded timeline
+    warm = probe.rss[REPLAY_TURNS * 2]  # after the first conversations
+    growth = (max(probe.rss[REPLAY_TURNS * 2:]) - warm) / warm
+    assert growth < 0.10, f"RSS grew {growth:.1%} over {turns} turns"
+    s = probe.sizes  # run directory size every 50 turns
+    early = (s[200] - s[100]) / 100
+    late = (s[700] - s[200]) / 500
+    assert 0.5 * early <= late <= 2.0 * early, (s, early, late)
+    reliability("load_replay", turns=turns, recorded_hours=4,
+                rss_growth_permille=round(growth * 1000), store_bytes_per_turn=round(late),
+                seconds=round(elapsed))
