@@ -225,3 +225,31 @@ def test_disk_full_mid_run_keeps_what_was_recorded(
     assert status == "failed" and steps >= 1  # the step committed before the failure is kept
     reliability("bad_input", clear_error=1)
     reliability("faults", survived=1)
+
+
+_USER = ('{"conversation_id": "c1", "turn": 1, "role": "user", "content": "fix it", '
+         '"system": "agent", "tools": []}')
+_CALL = ('{"conversation_id": "c1", "turn": 2, "role": "assistant", "tool_calls": [{"id": "k1",'
+         ' "type": "function", "function": {"name": "bash", "arguments": "{\\"command\\": '
+         '\\"ls\\"}"}}]}')
+_RESULT = ('{"conversation_id": "c1", "turn": 3, "role": "tool", "tool_results": '
+           '[{"tool_call_id": "k1", "content": "a.py"}], "delay_seconds": 0.1}')
+
+
+@pytest.mark.parametrize(("lines", "line_no", "needle"), [
+    ([_USER, "{not json"], 2, ""),
+    ([_USER, _CALL.replace('"tool_calls"', '"calls"')], 2, "tool_calls"),
+    ([_USER, _CALL.replace('\\"command\\": \\"ls\\"', "oops")], 2, "arguments"),
+    ([_USER, _CALL, _RESULT.replace('"k1"', '"nobody"')], 3, "tool_call_id"),
+    ([_USER, _CALL.replace('"turn": 2', '"turn": 5')], 2, "turn"),
+])
+def test_malformed_mlperf_jsonl_names_the_line(
+    tmp_path: Path, lines: list[str], line_no: int, needle: str, reliability
+) -> None:
+    reliability("bad_input", tried=1)
+    data = tmp_path / "bad.jsonl"
+    data.write_text("\n".join(lines) + "\n")
+    code, text = _cli(["replay", str(data), "--out", str(tmp_path / "runs")])
+    _one_clear_line(code, text, f"{data}:{line_no}", needle)
+    assert not _runs(tmp_path / "runs")  # failed before a model was loaded or a run made
+    reliability("bad_input", clear_error=1)
