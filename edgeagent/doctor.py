@@ -187,12 +187,12 @@ def build_features(system_info: str) -> dict[str, bool]:
 
 
 def _cpu() -> Iterator[Finding]:
-    from edgeagent.meter.device import device_snapshot
+    from edgeagent.meter.device import _cpuinfo
 
-    snap = device_snapshot()
+    # the CPU only: the whole device snapshot would also ask git about the checkout
     yield Finding(
         "cpu", "model", "info",
-        f"{snap['cpu_model'] or 'unknown'}, {snap['cpu_logical_cores']} logical cores, "
+        f"{_cpuinfo()[0] or 'unknown'}, {psutil.cpu_count(logical=True)} logical cores, "
         f"{platform.machine()}",
     )
     flags = [f for f in FLAGS_OF_INTEREST if f in _cpu_flags()]

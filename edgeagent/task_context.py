@@ -21,6 +21,7 @@ from typing import Any
 from .agent import prompt
 from .engine.base import Message
 from .engine.chat_template import CHATML_TEMPLATE, ChatTemplate
+from .engine.llamacpp_ops import truncate_head_tail
 from .sandbox.tools import TOOL_SPECS, ToolResult
 from .suite import ContextProbe, Task
 
@@ -72,19 +73,7 @@ class Tokenizer:
 
     def truncate(self, text: str, max_tokens: int) -> str:
         """The same head-and-tail cut as LlamaCppEngine.truncate_to_tokens."""
-        ids = self.ids(text)
-        if len(ids) <= max_tokens:
-            return text
-        marker = f"\n[... {len(ids)} tokens truncated ...]\n"
-        keep = max(0, max_tokens - len(self.ids(marker)))
-        head, tail = ids[: keep * 2 // 3], ids[len(ids) - (keep - keep * 2 // 3):]
-        dropped = len(ids) - len(head) - len(tail)
-        detok = self.llm.detokenize
-        return (
-            detok(head).decode(errors="replace")
-            + marker.replace(str(len(ids)), str(dropped))
-            + detok(tail).decode(errors="replace")
-        )
+        return truncate_head_tail(self.llm, text, max_tokens)
 
 
 def default_tokenizer_path() -> tuple[Path | None, str | None]:

@@ -30,6 +30,7 @@ import numpy as np
 from ..errors import ModelError
 from .base import ContextOverflow, EngineError, Generation, Message
 from .chat_template import CHATML_TEMPLATE, ChatTemplate
+from .llamacpp_ops import evaluate_after_prefix, truncate_head_tail
 from .speculative import SpecSettings, Speculator, build_speculator, decode_speculative
 
 # GGUF general.file_type -> quantisation name (llama.cpp's llama_ftype)
@@ -241,19 +242,7 @@ class LlamaCppEngine:
 
     def truncate_to_tokens(self, text: str, max_tokens: int) -> str:
         """Keep the head and the tail of `text` within `max_tokens`, with a marker between."""
-        ids = self.llm.tokenize(text.encode(), add_bos=False, special=False)
-        if len(ids) <= max_tokens:
-            return text
-        marker = f"\n[... {len(ids)} tokens truncated ...]\n"
-        keep = max(0, max_tokens - self.count_tokens(marker))
-        head, tail = ids[: keep * 2 // 3], ids[len(ids) - (keep - keep * 2 // 3) :]
-        dropped = len(ids) - len(head) - len(tail)
-        detok = self.llm.detokenize
-        return (
-            detok(head).decode(errors="replace")
-            + marker.replace(str(len(ids)), str(dropped))
-            + detok(tail).decode(errors="replace")
-        )
+        return truncate_head_tail(self.llm, text, max_tokens)
 
     def prompt_tokens(self, messages: list[Message]) -> list[int]:
         return self.template.render_tokens(messages, self._tokenize)
@@ -440,15 +429,7 @@ class LlamaCppEngine:
             raise EngineError("llama.cpp could not parse the grammar")
         try:
             if reused < len(prompt):
-                if reused == 0:
-                    llm.reset()
-                elif llm._ctx.kv_cache_seq_rm(-1, reused, -1):
-                    llm.n_tokens = reused
-                    llm._requires_eval = True
-                else:  # partial removal unsupported: re-evaluate everything, as generate() does
-                    llm.reset()
-                    reused = 0
-                llm.eval(prompt[reused:])
+                reused = evaluate_after_prefix(llm, prompt, reused)
             # else: the whole prompt is cached with live logits; sample from them directly
             while True:
                 ptr = lc.llama_get_logits_ith(ctx, -1)
@@ -497,3 +478,4 @@ class LlamaCppEngine:
                 self.speculator.close()
         with contextlib.suppress(Exception):
             self.llm.close()
+

@@ -36,6 +36,7 @@ import numpy as np
 
 from ..errors import ConfigError, ModelError
 from .base import EngineError
+from .llamacpp_ops import evaluate_after_prefix
 
 if TYPE_CHECKING:
     from .llamacpp import LlamaCppEngine, _TokenLog
@@ -516,15 +517,7 @@ def decode_speculative(
     max_batch = max(1, llm.n_batch - 1)
     try:
         if reused < len(prompt):
-            if reused == 0:
-                llm.reset()
-            elif llm._ctx.kv_cache_seq_rm(-1, reused, -1):
-                llm.n_tokens = reused
-                llm._requires_eval = True
-            else:
-                llm.reset()
-                reused = 0
-            llm.eval(prompt[reused:])
+            reused = evaluate_after_prefix(llm, prompt, reused)
         context = list(prompt)
         t0 = time.monotonic_ns()
         spec.proposer.begin(context)
