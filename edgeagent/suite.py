@@ -709,7 +709,7 @@ def validate_task(
     with Workspace.create(task.repo_dir) as work:
         retriever = _oracle_retriever(steps, work.root)
         toolbox = Toolbox(work, task.test_command, limits, retriever=retriever)
-        probe.start(task, toolbox.repo_files())
+        probe.start(task, toolbox.repo_files(named_in=task.issue))
         replayed_ok = True
         for n, step in enumerate(steps, start=1):
             result = toolbox.call(step.tool, step.args)

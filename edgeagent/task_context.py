@@ -103,10 +103,12 @@ class ContextEstimator(ContextProbe):
         self.note = note if tokenizer is None else None
         self.observation_tokens = observation_tokens
         self.messages: list[Message] = []
+        self.reminder: str | None = None
         self._last_prompt = 0
         self._last_action = 0
 
     def start(self, task: Task, repo_files: Sequence[str]) -> None:
+        self.reminder = prompt.issue_reminder(task.issue)
         self.messages = [
             Message("system", prompt.system_prompt(TOOL_SPECS)),
             Message("user", prompt.task_prompt(task.title, task.issue, repo_files)),
@@ -121,7 +123,9 @@ class ContextEstimator(ContextProbe):
         self._last_action = len(tok.ids(action)) + 1  # + the end-of-turn token
         text = tok.truncate(result.output, self.observation_tokens)
         self.messages.append(Message("assistant", action))
-        self.messages.append(Message("user", prompt.observation(tool, result, text)))
+        self.messages.append(
+            Message("user", prompt.observation(tool, result, text, reminder=self.reminder))
+        )
         return self._last_prompt
 
     def final(self) -> int | None:

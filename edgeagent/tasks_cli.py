@@ -81,7 +81,7 @@ def estimate_context(task: Task, factory: EstimatorFactory) -> ContextEstimate:
     per_step: list[int] = []
     with Workspace.create(task.repo_dir) as work:
         toolbox = Toolbox(work, task.test_command, _limits(task))
-        estimator.start(task, toolbox.repo_files())
+        estimator.start(task, toolbox.repo_files(named_in=task.issue))
         for step in steps:
             tokens = estimator.step(step.tool, step.args, toolbox.call(step.tool, step.args))
             if tokens is not None:

@@ -207,15 +207,40 @@ def test_edit_success(tools: Toolbox, ws: Workspace) -> None:
 
 
 def test_edit_zero_matches_leaves_file(tools: Toolbox, ws: Workspace) -> None:
-    args = {"path": "pkg/calc.py", "old": "def add(a, b):\n  return a - b", "new": "x"}
-    out = err(tools.call("edit", args))
+    out = err(tools.call("edit", {"path": "pkg/calc.py", "old": "import os", "new": "x"}))
     assert out.startswith("old text not found in pkg/calc.py")
-    assert "line 1" in out  # points at where the first line does appear
-    out = err(tools.call("edit", {"path": "pkg/calc.py", "old": "2|     return", "new": "x"}))
-    assert "line-number" in out
-    out = err(tools.call("edit", {"path": "pkg/calc.py", "old": "def  sub(a,b):", "new": "x"}))
-    assert "line 5" in out
+    # a miss that resembles a line: the file's real lines come back, numbered, to copy from
+    result = tools.call("edit", {"path": "pkg/calc.py", "old": "def  sub(a,b):", "new": "x"})
+    assert result.error
+    head, *lines = result.output.split("\n")
+    assert head.startswith("old text not found in pkg/calc.py; the closest lines")
+    assert "5| def sub(a, b):" in lines and "6|     return a - b" in lines
     assert (ws.root / "pkg" / "calc.py").read_text() == CALC
+
+
+def test_edit_forgives_line_numbers_and_indentation(tools: Toolbox, ws: Workspace) -> None:
+    """The two slips a small model makes copying from read_file: kept `N| ` prefixes, and
+    wrong indentation. Each applies only when it picks out one place, and says so."""
+    out = ok(tools.call("edit", {
+        "path": "pkg/calc.py", "old": "1| def add(a, b):\n2|     return a - b",
+        "new": "1| def add(a, b):\n2|     return a + b",
+    }))
+    assert out.endswith("(removed the 'N| ' line-number prefixes)")
+    assert (ws.root / "pkg" / "calc.py").read_text() == CALC.replace("a - b", "a + b", 1)
+    out = ok(tools.call("edit", {
+        "path": "pkg/calc.py", "old": "def sub(a, b):\nreturn a - b",
+        "new": "def sub(a, b):\nreturn b - a",
+    }))
+    assert out.endswith("(matched ignoring indentation)")
+    assert (ws.root / "pkg" / "calc.py").read_text().endswith(
+        "def sub(a, b):\n    return b - a\n")
+    # ambiguous once indentation is ignored: refused, the file unchanged
+    (ws.root / "twice.py").write_text("if a:\n    x = 1\nif b:\n        x = 1\n")
+    assert "2 times" in err(tools.call("edit", {"path": "twice.py", "old": "x = 1 ", "new": "y"}))
+    # a forgiven match that changes nothing is still "the same"
+    out = err(tools.call("edit", {"path": "pkg/calc.py", "old": "1| def add(a, b):",
+                                  "new": "def add(a, b):"}))
+    assert "the same" in out
 
 
 def test_edit_two_matches_leaves_file(tools: Toolbox, ws: Workspace) -> None:

@@ -59,9 +59,10 @@ def run_agent(
     string stops it with that termination (a display's "skip" answers "skipped")."""
     specs = toolbox.specs  # search_code only when the run has retrieval
     system = prompt.system_prompt(specs)
-    user = prompt.task_prompt(title, issue, toolbox.repo_files())
+    user = prompt.task_prompt(title, issue, toolbox.repo_files(named_in=issue))
     sink.emit(TaskStarted(task_id, attempt, title, system, user))
     messages = [Message("system", system), Message("user", user)]
+    reminder = prompt.issue_reminder(issue)
     grammar = action_grammar(specs) if limits.use_grammar else None
     t0 = time.monotonic()
     streams = _accepts_on_token(engine)
@@ -105,7 +106,9 @@ def run_agent(
             result = toolbox.call(parsed.name, parsed.arguments)
             text = engine.truncate_to_tokens(result.output, limits.observation_tokens)
             truncated = text != result.output
-            observation = prompt.observation(parsed.name, result, text, parsed == last_failed)
+            observation = prompt.observation(
+                parsed.name, result, text, parsed == last_failed, reminder
+            )
             last_failed = parsed if result.error else None
         t_tool_end = time.monotonic_ns()
         messages.append(Message("assistant", gen.text, gen.tokens))

@@ -129,11 +129,14 @@ def oracle_conversation(task: Task, limits: ProcessLimits | None = None) -> Conv
     limits = limits or ProcessLimits(timeout_s=task.limits.command_timeout_s or 60.0)
     with Workspace.create(task.repo_dir) as ws:
         toolbox = Toolbox(ws, task.test_command, limits)
+        files = toolbox.repo_files(named_in=task.issue)
+        reminder = prompt.issue_reminder(task.issue)
         builder = _Builder(task.id, prompt.system_prompt(TOOL_SPECS),
-                           prompt.task_prompt(task.title, task.issue, toolbox.repo_files()))
+                           prompt.task_prompt(task.title, task.issue, files))
         for step, oracle_step in enumerate(load_oracle(task)):
             result = toolbox.call(oracle_step.tool, oracle_step.args)
-            observation = prompt.observation(oracle_step.tool, result, result.output)
+            observation = prompt.observation(oracle_step.tool, result, result.output,
+                                             reminder=reminder)
             builder.action(step, oracle_step.tool, oracle_step.args, observation,
                            result.wall_ms / 1000)
     return builder.build()

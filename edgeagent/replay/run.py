@@ -71,17 +71,19 @@ def file_sha256(path: Path) -> str:
 class SandboxExecutor:
     """Re-executes recorded tool calls in a fresh workspace of the recorded run's task."""
 
-    def __init__(self, toolbox: Toolbox, engine: Any, observation_tokens: int) -> None:
+    def __init__(self, toolbox: Toolbox, engine: Any, observation_tokens: int,
+                 reminder: str | None = None) -> None:
         self.toolbox = toolbox
         self.engine = engine
         self.observation_tokens = observation_tokens
+        self.reminder = reminder  # the live loop's issue reminder, framed the same way
 
     def execute(self, calls: Sequence[ToolCall]) -> tuple[str, int | None, bool]:
         texts, exit_code, error = [], None, False
         for call in calls:
             result = self.toolbox.call(call.name, call.args)
             text = self.engine.truncate_to_tokens(result.output, self.observation_tokens)
-            texts.append(prompt.observation(call.name, result, text))
+            texts.append(prompt.observation(call.name, result, text, reminder=self.reminder))
             exit_code = result.exit_code if result.exit_code is not None else exit_code
             error = error or result.error
         return "\n\n".join(texts), exit_code, error
@@ -104,7 +106,7 @@ def _executor_for(conv: Conversation, source: ReplaySource, config: RunConfig, e
     limits = ProcessLimits(timeout_s=task.limits.command_timeout_s or 60.0)
     with Workspace.create(task.repo_dir) as ws:
         yield SandboxExecutor(Toolbox(ws, task.test_command, limits), engine,
-                              config.observation_tokens)
+                              config.observation_tokens, prompt.issue_reminder(task.issue))
 
 
 def _task_record(result: ConversationResult, steps: list[StepRecord], wall_ms: float,

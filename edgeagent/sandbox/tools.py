@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from edgeagent.retrieval.cost import RetrievalCost
+from edgeagent.sandbox import edit_match
 from edgeagent.sandbox.process import CommandResult, ProcessLimits, run_command
 from edgeagent.sandbox.workspace import PathRefused, Workspace
 
@@ -127,7 +128,13 @@ _JSON_TYPES: dict[str, tuple[type, ...]] = {"string": (str,), "integer": (int,)}
 
 
 class ToolFailed(Exception):
-    """Raised inside a tool to end it with an error observation (never leaves Toolbox.call)."""
+    """Raised inside a tool to end it with an error observation (never leaves Toolbox.call).
+
+    The message is one line; `detail` (lines of the file, say) follows it verbatim."""
+
+    def __init__(self, message: str, detail: str | None = None) -> None:
+        super().__init__(message)
+        self.detail = detail
 
 
 def _json_type(value: Any) -> str:
@@ -218,16 +225,26 @@ class Toolbox:
             "submit": lambda: "submitted",
         }
 
-    def repo_files(self, limit: int = 40) -> list[str]:
-        """Relative paths of the workspace's files, for the task prompt (bounded)."""
+    def repo_files(self, limit: int = 40, named_in: str = "") -> list[str]:
+        """Relative paths of the workspace's files, for the task prompt (bounded). Files whose
+        path appears in `named_in` (the issue) are always listed, even past the bound."""
         found: list[str] = []
+        named: list[str] = []
+        cut = False
         for dirpath, dirnames, filenames in os.walk(self.workspace.root):
             dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
             for name in sorted(filenames):
-                found.append(self.workspace.relpath(Path(dirpath) / name))
-                if len(found) >= limit:
-                    return found + ["..."]
-        return found
+                rel = self.workspace.relpath(Path(dirpath) / name)
+                if named_in and rel in named_in:
+                    named.append(rel)
+                elif len(found) < limit:
+                    found.append(rel)
+                else:
+                    cut = True
+                    if not named_in:
+                        return found + ["..."]
+        listed = found[: max(0, limit - len(named))] + named
+        return listed + ["..."] if cut or len(listed) < len(found) + len(named) else listed
 
     def call(self, name: str, args: dict) -> ToolResult:
         start = time.monotonic()
@@ -248,7 +265,8 @@ class Toolbox:
         try:
             outcome = self._handlers[name](**_check_args(spec, args))
         except ToolFailed as exc:
-            return done(_one_line(str(exc)), True)
+            detail = f"\n{exc.detail}" if exc.detail else ""
+            return done(_one_line(str(exc)) + detail, True)
         except PathRefused as exc:
             return done(_one_line(f"path escapes the workspace: {exc}"), True)
         except OSError as exc:
@@ -391,25 +409,40 @@ class Toolbox:
         if not old:
             raise ToolFailed("old must not be empty; use write_file to create or replace a file")
         if old == new:
-            raise ToolFailed("old and new are the same; nothing to change")
+            raise ToolFailed(
+                "old and new are the same; nothing to change: new must hold the corrected text"
+            )
         real = self._existing(path, "edit")
         text = real.read_bytes().decode("utf-8", errors="surrogateescape")
-        count = text.count(old)
-        if count == 0:
-            raise ToolFailed(f"old text not found in {path}; {_not_found_hint(text, old)}")
-        if count > 1:
+        found = edit_match.find(text, old, new)
+        if found == 0:
+            closest = edit_match.closest_lines(text, old)
+            if closest is None:
+                raise ToolFailed(f"old text not found in {path}; {_not_found_hint(text, old)}")
             raise ToolFailed(
-                f"old text matches {count} times in {path}; "
+                f"old text not found in {path}; the closest lines in {path} are below: copy "
+                "old from them exactly, without the 'N| ' prefixes",
+                closest,
+            )
+        if isinstance(found, int):
+            raise ToolFailed(
+                f"old text matches {found} times in {path}; "
                 "include more surrounding lines to make it unique"
             )
-        at = text.index(old)
-        first = text.count("\n", 0, at) + 1
-        last = first + old.count("\n")
-        real.write_bytes(_encode(text[:at] + new + text[at + len(old):]))
+        if text[found.start:found.end] == found.new:
+            raise ToolFailed(
+                f"old and new are the same once {found.note}; nothing to change: new must hold "
+                "the corrected text"
+            )
+        first = text.count("\n", 0, found.start) + 1
+        last = first + text.count("\n", found.start, found.end)
+        real.write_bytes(_encode(text[:found.start] + found.new + text[found.end:]))
         message = f"edited {path}: replaced 1 occurrence (lines {first}-{last})"
-        new_last = first + new.count("\n")
+        new_last = first + found.new.count("\n")
         if new_last != last:
             message += f"; the new text is lines {first}-{new_last}"
+        if found.note:
+            message += f" ({found.note})"
         return message
 
     def _write_file(self, path: str, content: str) -> str:
