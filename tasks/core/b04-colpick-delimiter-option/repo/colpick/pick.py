@@ -28,3 +28,14 @@ def pick(rows, wanted):
     yield [header[i] for i in indexes]
     for row in rows:
         yield [row[i] if i < len(row) else "" for i in indexes]
+
+
+def column_values(rows, name, distinct=False):
+    """The values of one column (without the header); with distinct, each value once in
+    order of first appearance."""
+    picked = pick(rows, [name])
+    next(picked, None)
+    values = [row[0] for row in picked]
+    if distinct:
+        values = list(dict.fromkeys(values))
+    return values

@@ -24,3 +24,12 @@ def variance(values):
 
 def stdev(values):
     return math.sqrt(variance(values))
+
+
+def mean_absolute_deviation(values):
+    """Average distance from the mean; less sensitive to one wild reading than stdev."""
+    data = list(values)
+    if not data:
+        raise StatsError("mean_absolute_deviation() of an empty sequence")
+    m = mean(data)
+    return sum(abs(x - m) for x in data) / len(data)
