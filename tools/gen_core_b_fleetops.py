@@ -20,6 +20,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import fleetops_cross
+import fleetops_more
+
 
 @dataclass(frozen=True)
 class Field:
@@ -829,7 +832,7 @@ def store_methods(e: Entity) -> list[str]:
     return out
 
 
-def service_module(e: Entity) -> str:
+def service_module(e: Entity, more: bool = False) -> str:
     numeric = [f for f in e.fields if f.kind in ("float", "money", "int") and f.name not in ("year", "sequence")]
     choices = [f for f in e.fields if f.kind.startswith("choice:")]
     refs = [f for f in e.fields if f.kind.startswith("ref:")]
@@ -892,7 +895,11 @@ def service_module(e: Entity) -> str:
         out += [f'    """Number of {e.plural} per month (YYYY-MM), months in order."""']
         out += [f"    counts = Counter(month_of(r.{f.name}) for r in records)"]
         out += ["    return dict(sorted(counts.items()))", ""]
+    if more:
+        out += fleetops_more.service_more(e)
     text = "\n".join(out).rstrip() + "\n"
+    if more:
+        text = fleetops_more.extend_service_imports(text, e)
     return with_index(text)
 
 
@@ -949,7 +956,7 @@ def service_extras(e: Entity) -> list[str]:
     return out
 
 
-def report_module(e: Entity) -> str:
+def report_module(e: Entity, more: bool = False) -> str:
     choices = [f for f in e.fields if f.kind.startswith("choice:")]
     money_fields = [f for f in e.fields if f.kind == "money"]
     out = [f'"""The summary table of {e.plural}."""', "", "from __future__ import annotations", ""]
@@ -970,6 +977,8 @@ def report_module(e: Entity) -> str:
         out += [f'    table.add("total {f.name}", format_money(svc.total_{f.name}_cents(records)))']
     out += ["    return table", ""]
     out += report_extras(e)
+    if more:
+        out += fleetops_more.report_more(e)
     return "\n".join(out)
 
 
@@ -998,7 +1007,7 @@ def report_extras(e: Entity) -> list[str]:
     return out
 
 
-def test_module(e: Entity) -> str:
+def test_module(e: Entity, more: bool = False) -> str:
     def literal(n: int) -> str:
         items = [f'"id": "{e.prefix}-{n:04d}"'] + [
             f'"{f.name}": {sample(e, f, n)!r}' for f in e.fields
@@ -1032,6 +1041,8 @@ def test_module(e: Entity) -> str:
             out += ["        self.assertEqual(sum(counts.values()), 3)", ""]
             break
     out += test_extras(e)
+    if more:
+        out += fleetops_more.test_more(e, sample)
     return "\n".join(out).rstrip() + "\n\n\nif __name__ == \"__main__\":\n    unittest.main()\n"
 
 
@@ -1380,7 +1391,12 @@ if __name__ == "__main__":
 # --------------------------------------------------------------------------- assembly
 
 
-def build(root: Path, entities: tuple[Entity, ...], dup_matches: bool, slow_trips: bool) -> None:
+def build(
+    root: Path, entities: tuple[Entity, ...], dup_matches: bool, slow_trips: bool,
+    extended: bool = False,
+) -> None:
+    """Write one repository; extended adds the richer toolkit of fleetops_more.py and the
+    cross-kind modules (data sets, integrity checks, running costs, table export)."""
     if root.exists():
         shutil.rmtree(root)
     files: dict[str, str] = {}
@@ -1426,9 +1442,15 @@ def build(root: Path, entities: tuple[Entity, ...], dup_matches: bool, slow_trip
     files["fleetops/store/base.py"] = base
     files["tests/__init__.py"] = ""
     for e in entities:
-        files[f"fleetops/models/{e.name}.py"] = model_module(e)
-        files[f"fleetops/store/{e.name}_store.py"] = store_module(e, dup_matches)
-        service = service_module(e)
+        more = extended and fleetops_more.wants_more(e.name)
+        model = model_module(e)
+        store = store_module(e, dup_matches)
+        if more:
+            model = fleetops_more.extend_model(model, e)
+            store = fleetops_more.extend_store(store, e)
+        files[f"fleetops/models/{e.name}.py"] = model
+        files[f"fleetops/store/{e.name}_store.py"] = store
+        service = service_module(e, more)
         if e.name == "fuel_log":
             service = service.replace(
                 "from fleetops.util import money\n",
@@ -1450,14 +1472,16 @@ def build(root: Path, entities: tuple[Entity, ...], dup_matches: bool, slow_trip
                 "from fleetops.util import units\n",
             ) + (TRIP_EXTRA_SLOW if slow_trips else TRIP_EXTRA)
         files[f"fleetops/services/{e.name}_service.py"] = service
-        files[f"fleetops/reports/{e.name}_report.py"] = report_module(e)
-        files[f"tests/test_{e.name}.py"] = test_module(e)
+        files[f"fleetops/reports/{e.name}_report.py"] = report_module(e, more)
+        files[f"tests/test_{e.name}.py"] = test_module(e, more)
     if {"fuel_log", "vehicle"} <= names:
         files["fleetops/reports/fuel_report.py"] = FUEL_REPORT
         files["tests/test_fuel_report.py"] = TEST_FUEL
     if {"trip", "driver", "vehicle"} <= names:
         files["fleetops/reports/trips_by_driver.py"] = TRIP_REPORT
         files["tests/test_trip_stats.py"] = TEST_TRIPS
+    if extended:
+        files.update(fleetops_cross.FILES)
     for rel, text in files.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -1499,7 +1523,7 @@ def main(argv: list[str]) -> None:
     build(core / "b13-fleetops-dedupe-store-filters" / "repo", SMALL, True, False)
     # b14: two defects in different modules behind one wrong fuel report.
     b14 = core / "b14-fleetops-fuel-report-wrong" / "repo"
-    build(b14, ENTITIES, False, False)
+    build(b14, ENTITIES, False, False, extended=True)
     inject(b14, "fleetops/util/money.py", "return round(amount * 100)", "return int(amount * 100)")
     inject(
         b14, "fleetops/services/fuel_log_service.py",
@@ -1509,7 +1533,7 @@ def main(argv: list[str]) -> None:
         "        )",
     )
     # b15: per-driver statistics that rescan every trip for every driver.
-    build(core / "b15-fleetops-slow-trip-report" / "repo", ENTITIES, False, True)
+    build(core / "b15-fleetops-slow-trip-report" / "repo", ENTITIES, False, True, extended=True)
 
 
 if __name__ == "__main__":

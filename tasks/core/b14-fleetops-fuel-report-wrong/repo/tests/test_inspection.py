@@ -87,6 +87,121 @@ class TestInspection(unittest.TestCase):
         self.assertIn("inspections", text)
         self.assertEqual(len(report.inspection_detail(store.all(), limit=1).rows), 1)
 
+    def test_problems_lists_every_field(self):
+        record = make(1)
+        record.id = "X-1"
+        record.vehicle_id = ''
+        self.assertEqual(len(record.problems()), 2)
+        self.assertFalse(record.is_valid())
+        self.assertTrue(make(2).is_valid())
+
+    def test_json_round_trip(self):
+        record = make(3)
+        self.assertEqual(Inspection.from_json(record.to_json()), record)
+        with self.assertRaises(ValidationError):
+            Inspection.from_json("[1, 2]")
+        with self.assertRaises(ValidationError):
+            Inspection.from_json("{not json")
+
+    def test_json_lines_import(self):
+        text = svc.export_json_lines([make(1), make(2)])
+        store = InspectionStore([make(1)])
+        problems = svc.import_json_lines(store, text + "\n{}\n")
+        self.assertEqual(len(store), 2)
+        self.assertEqual(len(problems), 2)
+        self.assertTrue(problems[0].startswith("line 4: "))
+
+    def test_matches_and_label(self):
+        record = make(1)
+        self.assertTrue(record.matches(id="INS-0001"))
+        self.assertFalse(record.matches(id="INS-0002"))
+        with self.assertRaises(AttributeError):
+            record.matches(nope=1)
+        self.assertTrue(record.label().startswith("INS-0001 ("))
+
+    def test_store_index_and_counts(self):
+        store = InspectionStore([make(1), make(2), make(3), make(4)])
+        index = store.index_by("vehicle_id")
+        self.assertEqual(sum(len(v) for v in index.values()), 4)
+        self.assertEqual(store.count_where(id="INS-0003"), 1)
+        self.assertEqual(store.first_where(id="INS-0002"), make(2))
+        self.assertIsNone(store.first_where(id="nope"))
+        with self.assertRaises(AttributeError):
+            store.index_by("nope")
+
+    def test_store_upsert_snapshot_restore(self):
+        store = InspectionStore([make(1), make(2)])
+        saved = store.snapshot()
+        self.assertFalse(store.upsert(make(3)))
+        self.assertTrue(store.upsert(make(1)))
+        self.assertEqual(len(store), 3)
+        store.restore(saved)
+        self.assertEqual(store.ids(), ["INS-0001", "INS-0002"])
+        self.assertEqual([r.id for r in store.pop_where(id="INS-0001")], ["INS-0001"])
+        self.assertEqual(len(store), 1)
+
+    def test_add_many_keeps_good_records(self):
+        bad = make(3)
+        bad.id = "nope"
+        store = InspectionStore([make(1)])
+        problems = store.add_many([make(1), make(2), bad])
+        self.assertEqual(len(store), 2)
+        self.assertEqual(len(problems), 2)
+
+    def test_duplicates_and_changes(self):
+        twin = make(1).to_dict()
+        twin["id"] = "INS-0009"
+        twin = Inspection.from_dict(twin)
+        self.assertTrue(make(1).same_content(twin))
+        self.assertEqual(svc.find_duplicates([make(1), make(2), twin]), [["INS-0001", "INS-0009"]])
+        changed = make(2).copy_with(vehicle_id='VEH-0003')
+        changes = svc.changes_between([make(1), make(2)], [changed, make(3)])
+        self.assertEqual(changes, {"added": ["INS-0003"], "removed": ["INS-0001"], "changed": ["INS-0002"]})
+        table = report.inspection_changes([make(1), make(2)], [changed, make(3)])
+        self.assertEqual(len(table.rows), 3)
+
+    def test_merge_into(self):
+        store = InspectionStore([make(1)])
+        counts = svc.merge_into(store, [make(1), make(2)])
+        self.assertEqual(counts, {"added": 1, "replaced": 0, "skipped": 1})
+        counts = svc.merge_into(store, [make(1)], overwrite=True)
+        self.assertEqual(counts["replaced"], 1)
+
+    def test_check_references(self):
+        known = {'VEH-0001'}
+        class Known:
+            def has(self, record_id):
+                return record_id in known
+
+        problems = svc.check_references([make(1), make(2)], vehicles=Known())
+        self.assertEqual(len(problems), 1)
+        self.assertTrue(problems[0].startswith("INS-0002: no vehicle "))
+        self.assertEqual(svc.check_references([make(1), make(2)]), [])
+        counts = svc.count_by_vehicle([make(1), make(2), make(3), make(4)])
+        self.assertEqual(sum(counts.values()), 4)
+        self.assertEqual(len(report.inspection_by_vehicle([make(1), make(4)]).rows), 1)
+
+    def test_share_by_result(self):
+        shares = svc.share_by_result([make(1), make(2)])
+        self.assertEqual(round(sum(shares.values())), 100)
+        self.assertEqual(set(svc.share_by_result([]).values()), {0.0})
+
+    def test_dates(self):
+        data = [make(3), make(1), make(2)]
+        self.assertEqual(svc.first_and_last(data), ('2024-01-11', '2024-03-13'))
+        self.assertIsNone(svc.first_and_last([]))
+        self.assertIsNone(svc.busiest_month([]))
+        self.assertEqual(svc.busiest_month(data), '2024-01')
+        gaps = svc.days_since_previous(data)
+        self.assertEqual(len(gaps), 2)
+        self.assertTrue(all(g >= 0 for g in gaps.values()))
+
+    def test_problems_report(self):
+        bad = make(2)
+        bad.id = "nope"
+        table = report.inspection_problems([make(1), bad])
+        self.assertEqual([row[0] for row in table.rows], ["nope"])
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -82,6 +82,134 @@ class TestShift(unittest.TestCase):
         self.assertIn("shifts", text)
         self.assertEqual(len(report.shift_detail(store.all(), limit=1).rows), 1)
 
+    def test_problems_lists_every_field(self):
+        record = make(1)
+        record.id = "X-1"
+        record.driver_id = ''
+        self.assertEqual(len(record.problems()), 2)
+        self.assertFalse(record.is_valid())
+        self.assertTrue(make(2).is_valid())
+
+    def test_json_round_trip(self):
+        record = make(3)
+        self.assertEqual(Shift.from_json(record.to_json()), record)
+        with self.assertRaises(ValidationError):
+            Shift.from_json("[1, 2]")
+        with self.assertRaises(ValidationError):
+            Shift.from_json("{not json")
+
+    def test_json_lines_import(self):
+        text = svc.export_json_lines([make(1), make(2)])
+        store = ShiftStore([make(1)])
+        problems = svc.import_json_lines(store, text + "\n{}\n")
+        self.assertEqual(len(store), 2)
+        self.assertEqual(len(problems), 2)
+        self.assertTrue(problems[0].startswith("line 4: "))
+
+    def test_matches_and_label(self):
+        record = make(1)
+        self.assertTrue(record.matches(id="SHF-0001"))
+        self.assertFalse(record.matches(id="SHF-0002"))
+        with self.assertRaises(AttributeError):
+            record.matches(nope=1)
+        self.assertTrue(record.label().startswith("SHF-0001 ("))
+
+    def test_store_index_and_counts(self):
+        store = ShiftStore([make(1), make(2), make(3), make(4)])
+        index = store.index_by("driver_id")
+        self.assertEqual(sum(len(v) for v in index.values()), 4)
+        self.assertEqual(store.count_where(id="SHF-0003"), 1)
+        self.assertEqual(store.first_where(id="SHF-0002"), make(2))
+        self.assertIsNone(store.first_where(id="nope"))
+        with self.assertRaises(AttributeError):
+            store.index_by("nope")
+
+    def test_store_upsert_snapshot_restore(self):
+        store = ShiftStore([make(1), make(2)])
+        saved = store.snapshot()
+        self.assertFalse(store.upsert(make(3)))
+        self.assertTrue(store.upsert(make(1)))
+        self.assertEqual(len(store), 3)
+        store.restore(saved)
+        self.assertEqual(store.ids(), ["SHF-0001", "SHF-0002"])
+        self.assertEqual([r.id for r in store.pop_where(id="SHF-0001")], ["SHF-0001"])
+        self.assertEqual(len(store), 1)
+
+    def test_add_many_keeps_good_records(self):
+        bad = make(3)
+        bad.id = "nope"
+        store = ShiftStore([make(1)])
+        problems = store.add_many([make(1), make(2), bad])
+        self.assertEqual(len(store), 2)
+        self.assertEqual(len(problems), 2)
+
+    def test_duplicates_and_changes(self):
+        twin = make(1).to_dict()
+        twin["id"] = "SHF-0009"
+        twin = Shift.from_dict(twin)
+        self.assertTrue(make(1).same_content(twin))
+        self.assertEqual(svc.find_duplicates([make(1), make(2), twin]), [["SHF-0001", "SHF-0009"]])
+        changed = make(2).copy_with(driver_id='DRV-0003')
+        changes = svc.changes_between([make(1), make(2)], [changed, make(3)])
+        self.assertEqual(changes, {"added": ["SHF-0003"], "removed": ["SHF-0001"], "changed": ["SHF-0002"]})
+        table = report.shift_changes([make(1), make(2)], [changed, make(3)])
+        self.assertEqual(len(table.rows), 3)
+
+    def test_merge_into(self):
+        store = ShiftStore([make(1)])
+        counts = svc.merge_into(store, [make(1), make(2)])
+        self.assertEqual(counts, {"added": 1, "replaced": 0, "skipped": 1})
+        counts = svc.merge_into(store, [make(1)], overwrite=True)
+        self.assertEqual(counts["replaced"], 1)
+
+    def test_check_references(self):
+        known = {'DRV-0001'}
+        class Known:
+            def has(self, record_id):
+                return record_id in known
+
+        problems = svc.check_references([make(1), make(2)], drivers=Known())
+        self.assertEqual(len(problems), 1)
+        self.assertTrue(problems[0].startswith("SHF-0002: no driver "))
+        self.assertEqual(svc.check_references([make(1), make(2)]), [])
+        counts = svc.count_by_driver([make(1), make(2), make(3), make(4)])
+        self.assertEqual(sum(counts.values()), 4)
+        self.assertEqual(len(report.shift_by_driver([make(1), make(4)]).rows), 1)
+
+    def test_hours_median_buckets_outside(self):
+        data = [make(1), make(2), make(3), make(4)]
+        self.assertEqual(svc.median_hours(data), 26.5)
+        self.assertEqual(svc.median_hours(data[:3]), 21.25)
+        self.assertIsNone(svc.median_hours([]))
+        buckets = svc.bucket_hours(data, [21.25, 42.25])
+        self.assertEqual(list(buckets.values()), [1, 2, 1])
+        with self.assertRaises(ValidationError):
+            svc.bucket_hours(data, [3, 1])
+        self.assertEqual(len(svc.outside_hours(data, 21.25, 31.75)), 2)
+        stats = report.shift_stats(data)
+        self.assertEqual(len(stats.rows), 1)
+
+    def test_dates(self):
+        data = [make(3), make(1), make(2)]
+        self.assertEqual(svc.first_and_last(data), ('2024-01-11', '2024-03-13'))
+        self.assertIsNone(svc.first_and_last([]))
+        self.assertIsNone(svc.busiest_month([]))
+        self.assertEqual(svc.busiest_month(data), '2024-01')
+        gaps = svc.days_since_previous(data)
+        self.assertEqual(len(gaps), 2)
+        self.assertTrue(all(g >= 0 for g in gaps.values()))
+
+    def test_split_by_overtime(self):
+        yes, no = svc.split_by_overtime([make(1), make(2), make(3), make(4)])
+        self.assertEqual(len(yes) + len(no), 4)
+        self.assertTrue(all(r.overtime for r in yes))
+
+    def test_problems_report(self):
+        bad = make(2)
+        bad.id = "nope"
+        table = report.shift_problems([make(1), bad])
+        self.assertEqual([row[0] for row in table.rows], ["nope"])
+
 
 if __name__ == "__main__":
     unittest.main()

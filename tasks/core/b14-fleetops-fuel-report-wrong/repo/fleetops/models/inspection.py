@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 
 from fleetops.errors import ValidationError
@@ -32,11 +34,18 @@ class Inspection:
 
     def validate(self) -> None:
         """Raise ValidationError if a field is wrong."""
-        v.require_id(self.id, PREFIX, "inspection.id")
-        v.require_id(self.vehicle_id, "VEH", "inspection.vehicle_id")
-        v.require_date(self.day, "inspection.day")
-        v.require_choice(self.result, RESULT_CHOICES, "inspection.result")
-        v.require_text(self.inspector, "inspection.inspector")
+        for check in self._checks():
+            check()
+
+    def _checks(self) -> tuple[Callable[[], None], ...]:
+        """One check per field, in field order; each raises ValidationError."""
+        return (
+            lambda: v.require_id(self.id, PREFIX, "inspection.id"),
+            lambda: v.require_id(self.vehicle_id, "VEH", "inspection.vehicle_id"),
+            lambda: v.require_date(self.day, "inspection.day"),
+            lambda: v.require_choice(self.result, RESULT_CHOICES, "inspection.result"),
+            lambda: v.require_text(self.inspector, "inspection.inspector"),
+        )
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -64,6 +73,51 @@ class Inspection:
     def sort_key(self) -> tuple:
         """Order inspections by day, then id."""
         return (self.day, self.id)
+
+    def problems(self) -> list[str]:
+        """Every field problem of the record; validate() stops at the first one."""
+        found = []
+        for check in self._checks():
+            try:
+                check()
+            except ValidationError as exc:
+                found.append(str(exc))
+        return found
+
+    def is_valid(self) -> bool:
+        return not self.problems()
+
+    def to_json(self) -> str:
+        """The record as one line of JSON, keys in field order."""
+        return json.dumps({k: getattr(self, k) for k in FIELDS})
+
+    @classmethod
+    def from_json(cls, text: str) -> Inspection:
+        """The inverse of to_json; a malformed line raises ValidationError."""
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValidationError(f"inspection: not JSON ({exc.msg} at column {exc.colno})") from None
+        if not isinstance(data, dict):
+            raise ValidationError(f"inspection: expected a JSON object, got {type(data).__name__}")
+        return cls.from_dict(data)
+
+    def matches(self, **filters: object) -> bool:
+        """True if every named field equals the given value."""
+        for key, wanted in filters.items():
+            if key not in FIELDS:
+                raise AttributeError(f"Inspection has no field {key!r}")
+            if getattr(self, key) != wanted:
+                return False
+        return True
+
+    def same_content(self, other: Inspection) -> bool:
+        """True if every field but the id is equal: most likely the same entry twice."""
+        return all(getattr(self, k) == getattr(other, k) for k in FIELDS[1:])
+
+    def label(self) -> str:
+        """A short label for pick lists: the id and the inspector."""
+        return f"{self.id} ({self.inspector})"
 
     @classmethod
     def from_dict(cls, data: dict) -> Inspection:
@@ -130,3 +184,21 @@ def parse_row_safe(row: dict[str, str]) -> tuple[Inspection | None, str | None]:
         return None, f"missing column {exc.args[0]}"
     except ValueError as exc:
         return None, str(exc)
+
+def parse_json_lines(text: str) -> tuple[list[Inspection], list[str]]:
+    """Records from JSON Lines text and one problem per bad line (blank lines are skipped)."""
+    records: list[Inspection] = []
+    problems: list[str] = []
+    for n, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            records.append(Inspection.from_json(line))
+        except ValidationError as exc:
+            problems.append(f"line {n}: {exc}")
+    return records, problems
+
+
+def to_json_lines(records: Iterable[Inspection]) -> str:
+    """One JSON object per line, each line ending in a newline."""
+    return "".join(r.to_json() + "\n" for r in records)

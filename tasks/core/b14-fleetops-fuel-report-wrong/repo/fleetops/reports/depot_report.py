@@ -43,3 +43,41 @@ def depot_top(records: Iterable[Depot], n: int = 5) -> Table:
     for r in svc.top_by_bays(records, n):
         table.add(r.id, r.bays)
     return table
+
+
+def depot_stats(records: Iterable[Depot]) -> Table:
+    """Count, min, max, mean and median of each number field of the depots."""
+    data = list(records)
+    columns = ["field", "count", "min", "max", "mean", "median"]
+    table = Table("Depot statistics", columns, align={c: "right" for c in columns[1:]})
+    rows = (
+        ("bays", svc.bays_stats(data), svc.median_bays(data)),
+    )
+    for field, stats, median in rows:
+        if stats is None:
+            continue
+        table.add(field, stats["count"], stats["min"], stats["max"], round(stats["mean"], 2), median)
+    return table
+
+
+def depot_changes(before: Iterable[Depot], after: Iterable[Depot]) -> Table:
+    """One row per depot added, removed or changed between two versions of the data."""
+    table = Table("Depot changes", ["change", "id"])
+    for change, ids in svc.changes_between(before, after).items():
+        for record_id in ids:
+            table.add(change, record_id)
+    return table
+
+
+def depot_problems(records: Iterable[Depot], **stores: object) -> Table:
+    """Field problems, duplicates and (with stores given) dangling references."""
+    table = Table("Depot problems", ["id", "problem"])
+    data = list(records)
+    for r in data:
+        for problem in r.problems():
+            table.add(r.id, problem)
+    for ids in svc.find_duplicates(data):
+        for record_id in ids[1:]:
+            table.add(record_id, f"same content as {ids[0]}")
+    del stores  # no references to check for this kind
+    return table

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 
 from fleetops.errors import ValidationError
@@ -31,11 +33,18 @@ class Invoice:
 
     def validate(self) -> None:
         """Raise ValidationError if a field is wrong."""
-        v.require_id(self.id, PREFIX, "invoice.id")
-        v.require_id(self.customer_id, "CUS", "invoice.customer_id")
-        v.require_date(self.day, "invoice.day")
-        v.require_number(self.amount, "invoice.amount")
-        v.require_bool(self.paid, "invoice.paid")
+        for check in self._checks():
+            check()
+
+    def _checks(self) -> tuple[Callable[[], None], ...]:
+        """One check per field, in field order; each raises ValidationError."""
+        return (
+            lambda: v.require_id(self.id, PREFIX, "invoice.id"),
+            lambda: v.require_id(self.customer_id, "CUS", "invoice.customer_id"),
+            lambda: v.require_date(self.day, "invoice.day"),
+            lambda: v.require_number(self.amount, "invoice.amount"),
+            lambda: v.require_bool(self.paid, "invoice.paid"),
+        )
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -63,6 +72,51 @@ class Invoice:
     def sort_key(self) -> tuple:
         """Order invoices by day, then id."""
         return (self.day, self.id)
+
+    def problems(self) -> list[str]:
+        """Every field problem of the record; validate() stops at the first one."""
+        found = []
+        for check in self._checks():
+            try:
+                check()
+            except ValidationError as exc:
+                found.append(str(exc))
+        return found
+
+    def is_valid(self) -> bool:
+        return not self.problems()
+
+    def to_json(self) -> str:
+        """The record as one line of JSON, keys in field order."""
+        return json.dumps({k: getattr(self, k) for k in FIELDS})
+
+    @classmethod
+    def from_json(cls, text: str) -> Invoice:
+        """The inverse of to_json; a malformed line raises ValidationError."""
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValidationError(f"invoice: not JSON ({exc.msg} at column {exc.colno})") from None
+        if not isinstance(data, dict):
+            raise ValidationError(f"invoice: expected a JSON object, got {type(data).__name__}")
+        return cls.from_dict(data)
+
+    def matches(self, **filters: object) -> bool:
+        """True if every named field equals the given value."""
+        for key, wanted in filters.items():
+            if key not in FIELDS:
+                raise AttributeError(f"Invoice has no field {key!r}")
+            if getattr(self, key) != wanted:
+                return False
+        return True
+
+    def same_content(self, other: Invoice) -> bool:
+        """True if every field but the id is equal: most likely the same entry twice."""
+        return all(getattr(self, k) == getattr(other, k) for k in FIELDS[1:])
+
+    def label(self) -> str:
+        """A short label for pick lists: the id and the customer_id."""
+        return f"{self.id} ({self.customer_id})"
 
     @classmethod
     def from_dict(cls, data: dict) -> Invoice:
@@ -129,3 +183,21 @@ def parse_row_safe(row: dict[str, str]) -> tuple[Invoice | None, str | None]:
         return None, f"missing column {exc.args[0]}"
     except ValueError as exc:
         return None, str(exc)
+
+def parse_json_lines(text: str) -> tuple[list[Invoice], list[str]]:
+    """Records from JSON Lines text and one problem per bad line (blank lines are skipped)."""
+    records: list[Invoice] = []
+    problems: list[str] = []
+    for n, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            records.append(Invoice.from_json(line))
+        except ValidationError as exc:
+            problems.append(f"line {n}: {exc}")
+    return records, problems
+
+
+def to_json_lines(records: Iterable[Invoice]) -> str:
+    """One JSON object per line, each line ending in a newline."""
+    return "".join(r.to_json() + "\n" for r in records)

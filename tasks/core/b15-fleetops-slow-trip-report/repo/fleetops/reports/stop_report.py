@@ -34,3 +34,59 @@ def stop_top(records: Iterable[Stop], n: int = 5) -> Table:
     for r in svc.top_by_sequence(records, n):
         table.add(r.id, r.sequence)
     return table
+
+
+def stop_stats(records: Iterable[Stop]) -> Table:
+    """Count, min, max, mean and median of each number field of the stops."""
+    data = list(records)
+    columns = ["field", "count", "min", "max", "mean", "median"]
+    table = Table("Stop statistics", columns, align={c: "right" for c in columns[1:]})
+    rows = (
+        ("window_minutes", svc.window_minutes_stats(data), svc.median_window_minutes(data)),
+    )
+    for field, stats, median in rows:
+        if stats is None:
+            continue
+        table.add(field, stats["count"], stats["min"], stats["max"], round(stats["mean"], 2), median)
+    return table
+
+
+def stop_by_route(records: Iterable[Stop]) -> Table:
+    """How many stops each route has."""
+    table = Table("Stop records per route", ["route", "count"], align={"count": "right"})
+    for route_id, count in svc.count_by_route(records).items():
+        table.add(route_id, count)
+    return table
+
+
+def stop_by_customer(records: Iterable[Stop]) -> Table:
+    """How many stops each customer has."""
+    table = Table("Stop records per customer", ["customer", "count"], align={"count": "right"})
+    for customer_id, count in svc.count_by_customer(records).items():
+        table.add(customer_id, count)
+    return table
+
+
+def stop_changes(before: Iterable[Stop], after: Iterable[Stop]) -> Table:
+    """One row per stop added, removed or changed between two versions of the data."""
+    table = Table("Stop changes", ["change", "id"])
+    for change, ids in svc.changes_between(before, after).items():
+        for record_id in ids:
+            table.add(change, record_id)
+    return table
+
+
+def stop_problems(records: Iterable[Stop], **stores: object) -> Table:
+    """Field problems, duplicates and (with stores given) dangling references."""
+    table = Table("Stop problems", ["id", "problem"])
+    data = list(records)
+    for r in data:
+        for problem in r.problems():
+            table.add(r.id, problem)
+    for ids in svc.find_duplicates(data):
+        for record_id in ids[1:]:
+            table.add(record_id, f"same content as {ids[0]}")
+    for message in svc.check_references(data, **stores):
+        record_id, _, problem = message.partition(": ")
+        table.add(record_id, problem)
+    return table

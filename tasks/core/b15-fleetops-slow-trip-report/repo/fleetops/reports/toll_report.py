@@ -43,3 +43,51 @@ def toll_top(records: Iterable[Toll], n: int = 5) -> Table:
     for r in svc.top_by_amount(records, n):
         table.add(r.id, r.amount)
     return table
+
+
+def toll_stats(records: Iterable[Toll]) -> Table:
+    """Count, min, max, mean and median of each number field of the tolls."""
+    data = list(records)
+    columns = ["field", "count", "min", "max", "mean", "median"]
+    table = Table("Toll statistics", columns, align={c: "right" for c in columns[1:]})
+    rows = (
+        ("amount", svc.amount_stats(data), svc.median_amount(data)),
+    )
+    for field, stats, median in rows:
+        if stats is None:
+            continue
+        table.add(field, stats["count"], stats["min"], stats["max"], round(stats["mean"], 2), median)
+    return table
+
+
+def toll_by_trip(records: Iterable[Toll]) -> Table:
+    """How many tolls each trip has."""
+    table = Table("Toll records per trip", ["trip", "count"], align={"count": "right"})
+    for trip_id, count in svc.count_by_trip(records).items():
+        table.add(trip_id, count)
+    return table
+
+
+def toll_changes(before: Iterable[Toll], after: Iterable[Toll]) -> Table:
+    """One row per toll added, removed or changed between two versions of the data."""
+    table = Table("Toll changes", ["change", "id"])
+    for change, ids in svc.changes_between(before, after).items():
+        for record_id in ids:
+            table.add(change, record_id)
+    return table
+
+
+def toll_problems(records: Iterable[Toll], **stores: object) -> Table:
+    """Field problems, duplicates and (with stores given) dangling references."""
+    table = Table("Toll problems", ["id", "problem"])
+    data = list(records)
+    for r in data:
+        for problem in r.problems():
+            table.add(r.id, problem)
+    for ids in svc.find_duplicates(data):
+        for record_id in ids[1:]:
+            table.add(record_id, f"same content as {ids[0]}")
+    for message in svc.check_references(data, **stores):
+        record_id, _, problem = message.partition(": ")
+        table.add(record_id, problem)
+    return table

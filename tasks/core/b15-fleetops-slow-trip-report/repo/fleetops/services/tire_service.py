@@ -17,16 +17,38 @@ Functions:
 - import_rows()
 - in_period()
 - per_month()
+- find_duplicates()
+- changes_between()
+- check_references()
+- count_by_vehicle()
+- share_by_position()
+- median_tread_mm()
+- bucket_tread_mm()
+- outside_tread_mm()
+- first_and_last()
+- busiest_month()
+- days_since_previous()
+- export_json_lines()
+- import_json_lines()
+- merge_into()
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 
 from fleetops.errors import NotFoundError, ValidationError
-from fleetops.models.tire import FIELDS, Tire, parse_row_safe, to_row
-from fleetops.util.dates import in_range, month_of
+from fleetops.models.tire import (
+    FIELDS,
+    Tire,
+    parse_json_lines,
+    parse_row_safe,
+    to_json_lines,
+    to_row,
+)
+from fleetops.util.dates import days_between, in_range, month_of
 from fleetops.store.tire_store import TireStore
 
 
@@ -150,3 +172,137 @@ def per_month(records: Iterable[Tire]) -> dict[str, int]:
     """Number of tires per month (YYYY-MM), months in order."""
     counts = Counter(month_of(r.fitted) for r in records)
     return dict(sorted(counts.items()))
+
+
+def find_duplicates(records: Iterable[Tire]) -> list[list[str]]:
+    """Groups of ids whose records are equal in every field but the id (entered twice)."""
+    groups: dict[tuple, list[str]] = defaultdict(list)
+    for r in records:
+        groups[tuple(getattr(r, k) for k in FIELDS[1:])].append(r.id)
+    return [ids for ids in groups.values() if len(ids) > 1]
+
+
+def changes_between(before: Iterable[Tire], after: Iterable[Tire]) -> dict[str, list[str]]:
+    """Ids added, removed and changed between two versions of the same data, sorted."""
+    old = {r.id: r for r in before}
+    new = {r.id: r for r in after}
+    return {
+        "added": sorted(set(new) - set(old)),
+        "removed": sorted(set(old) - set(new)),
+        "changed": sorted(k for k in set(old) & set(new) if old[k].diff(new[k])),
+    }
+
+
+def check_references(records: Iterable[Tire], **stores: object) -> list[str]:
+    """One message per reference to a record the given stores do not hold.
+
+    Stores are passed by kind (vehicles=...); a kind not given is not checked.
+    """
+    vehicles = stores.get("vehicles")
+    problems = []
+    for r in records:
+        if vehicles is not None and not vehicles.has(r.vehicle_id):  # type: ignore[attr-defined]
+            problems.append(f"{r.id}: no vehicle {r.vehicle_id}")
+    return problems
+
+
+def count_by_vehicle(records: Iterable[Tire]) -> dict[str, int]:
+    """How many tires refer to each vehicle id, ids sorted."""
+    counts = Counter(r.vehicle_id for r in records)
+    return dict(sorted(counts.items()))
+
+
+def share_by_position(records: Iterable[Tire]) -> dict[str, float]:
+    """Percent of tires per position, one decimal (all 0.0 when there are none)."""
+    counts = count_by_position(records)
+    total = sum(counts.values())
+    return {k: round(100 * n / total, 1) if total else 0.0 for k, n in counts.items()}
+
+
+def median_tread_mm(records: Iterable[Tire]) -> float | None:
+    """The median tread_mm, or None when there are no records."""
+    values = sorted(r.tread_mm for r in records)
+    if not values:
+        return None
+    mid = len(values) // 2
+    if len(values) % 2:
+        return values[mid]
+    return (values[mid - 1] + values[mid]) / 2
+
+
+def bucket_tread_mm(records: Iterable[Tire], edges: list[float]) -> dict[str, int]:
+    """Counts of tires per tread_mm range: "<a", "a-b", ..., ">=z" for ascending edges a..z."""
+    if not edges or list(edges) != sorted(set(edges)):
+        raise ValidationError(f"edges must be a non-empty ascending list, got {edges!r}")
+    labels = [f"<{edges[0]}"] + [f"{a}-{b}" for a, b in zip(edges, edges[1:])]
+    labels.append(f">={edges[-1]}")
+    counts = dict.fromkeys(labels, 0)
+    for r in records:
+        counts[labels[bisect_right(edges, r.tread_mm)]] += 1
+    return counts
+
+
+def outside_tread_mm(records: Iterable[Tire], low: float, high: float) -> list[Tire]:
+    """Tire records whose tread_mm is below low or above high, for data checks."""
+    if low > high:
+        raise ValidationError(f"low ({low}) must not exceed high ({high})")
+    return [r for r in records if r.tread_mm < low or r.tread_mm > high]
+
+
+def first_and_last(records: Iterable[Tire]) -> tuple[str, str] | None:
+    """The earliest and latest fitted, or None when there are no records."""
+    days = [r.fitted for r in records]
+    if not days:
+        return None
+    return min(days), max(days)
+
+
+def busiest_month(records: Iterable[Tire]) -> str | None:
+    """The month (YYYY-MM) with the most tires; the earliest one on a tie."""
+    months = per_month(records)
+    if not months:
+        return None
+    return min(months, key=lambda m: (-months[m], m))
+
+
+def days_since_previous(records: Iterable[Tire]) -> dict[str, int]:
+    """Per record id, days since the tire before it (fitted order; the first is left out)."""
+    ordered = sorted(records, key=lambda r: r.sort_key())
+    gaps = {}
+    for before, after in zip(ordered, ordered[1:]):
+        gaps[after.id] = days_between(before.fitted, after.fitted)
+    return gaps
+
+
+def export_json_lines(records: Iterable[Tire]) -> str:
+    """JSON Lines text of the records (see import_json_lines)."""
+    return to_json_lines(records)
+
+
+def import_json_lines(store: TireStore, text: str) -> list[str]:
+    """Add every good line to the store; return one message per rejected line."""
+    records, problems = parse_json_lines(text)
+    for r in records:
+        if store.has(r.id):
+            problems.append(f"{r.id}: duplicate id")
+            continue
+        store.add(r)
+    return problems
+
+
+def merge_into(store: TireStore, records: Iterable[Tire], overwrite: bool = False) -> dict[str, int]:
+    """Add new records; replace stored ones with the same id only when overwrite is set.
+
+    Returns how many were added, replaced and skipped (same id, not overwritten).
+    """
+    counts = {"added": 0, "replaced": 0, "skipped": 0}
+    for r in records:
+        if not store.has(r.id):
+            store.add(r)
+            counts["added"] += 1
+        elif overwrite:
+            store.upsert(r)
+            counts["replaced"] += 1
+        else:
+            counts["skipped"] += 1
+    return counts

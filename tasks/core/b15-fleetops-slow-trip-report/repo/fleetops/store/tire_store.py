@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
+from fleetops.errors import DuplicateError, ValidationError
 from fleetops.models.tire import FIELDS, Tire
-from fleetops.store.base import InMemoryStore
+from fleetops.store.base import InMemoryStore, matches_filters
 from fleetops.util.dates import in_range
 
 
@@ -46,3 +50,55 @@ class TireStore(InMemoryStore[Tire]):
         """Swap the whole content; nothing changes if a record is invalid."""
         fresh = TireStore(records)
         self._records = fresh._records
+
+    def index_by(self, field: str) -> dict[object, list[Tire]]:
+        """Records grouped by the value of one field, values in first-seen order."""
+        if field not in FIELDS:
+            raise AttributeError(f"Tire has no field {field!r}")
+        index: dict[object, list[Tire]] = {}
+        for r in self:
+            index.setdefault(getattr(r, field), []).append(r)
+        return index
+
+    def count_where(self, **filters: Any) -> int:
+        """How many records match every filter (field=value)."""
+        return sum(1 for r in self if matches_filters(r, filters))
+
+    def first_where(self, **filters: Any) -> Tire | None:
+        """The first record, in insertion order, that matches every filter."""
+        for r in self:
+            if matches_filters(r, filters):
+                return r
+        return None
+
+    def upsert(self, record: Tire) -> bool:
+        """Add a record or replace the one with its id; True if one was replaced."""
+        record.validate()
+        replaced = record.id in self._records
+        self._records[record.id] = record
+        return replaced
+
+    def add_many(self, records: Iterable[Tire]) -> list[str]:
+        """Add each record; one message per rejected record (the others are kept)."""
+        problems = []
+        for r in records:
+            try:
+                self.add(r)
+            except (DuplicateError, ValidationError) as exc:
+                problems.append(f"{r.id}: {exc}")
+        return problems
+
+    def snapshot(self) -> list[dict]:
+        """Plain dicts of every record, for restore() (records are mutable)."""
+        return [r.to_dict() for r in self]
+
+    def restore(self, snapshot: list[dict]) -> None:
+        """Go back to a snapshot; nothing changes if one of its records is invalid."""
+        self.replace_all([Tire.from_dict(d) for d in snapshot])
+
+    def pop_where(self, **filters: Any) -> list[Tire]:
+        """Remove and return every record that matches the filters."""
+        gone = [r for r in self if matches_filters(r, filters)]
+        for r in gone:
+            del self._records[r.id]
+        return gone
