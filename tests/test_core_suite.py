@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -304,6 +305,25 @@ def test_core_tasks_cover_the_spread() -> None:
     kinds = {k for t in mine for k in t.kinds}
     assert kinds >= {"one-line-bug", "multi-file-bug", "feature", "failing-test-diagnosis",
                      "performance", "config-cli"}
+
+
+def test_core_c_tasks_are_shaped_for_the_small_model() -> None:
+    """The c tasks name the exact line to replace, in a short module of a ~300-line repo."""
+    c_tasks = [t for t in load_suite("core").tasks if t.id.startswith("c")]
+    assert len(c_tasks) == 4
+    for task in c_tasks:
+        assert task.tier == "easy" and "one-line-bug" in task.kinds, task.id
+        first, blank, *symptom = task.issue.splitlines()
+        m = re.fullmatch(r"Replace `(.+)` with `(.+)` in (\S+)\.", first)
+        assert m and blank == "" and symptom, task.id
+        old, new, path = m.groups()
+        buggy = (task.repo_dir / path).read_text()
+        assert buggy.count(old) == 1 and new not in buggy, task.id
+        assert 8 <= len(buggy.splitlines()) <= 20, task.id
+        files = [p for p in task.repo_dir.rglob("*")
+                 if p.is_file() and "__pycache__" not in p.parts]
+        assert len(files) >= 5, task.id
+        assert 280 <= sum(len(p.read_text().splitlines()) for p in files) <= 360, task.id
 
 
 @pytest.mark.skipif(not os.environ.get("EDGEAGENT_VALIDATE_CORE"),
