@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import signal
 import sys
 import threading
@@ -342,6 +343,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UserError as exc:
         print(f"edgeagent: error: {exc}", file=sys.stderr)
         return exc.exit_code
+    except BrokenPipeError:
+        # the reader went away (`edgeagent tasks list | head`): stop quietly, as cat does;
+        # stdout goes to /dev/null so the interpreter's final flush cannot fail again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + signal.SIGPIPE
 
 
 if __name__ == "__main__":

@@ -329,3 +329,21 @@ def test_real_process_exits_2_with_one_stderr_line(tmp_path: Path, case: str) ->
     assert len(proc.stderr.splitlines()) == 1, repr(proc.stderr)
     assert proc.stderr.startswith("edgeagent: error: ") and named in proc.stderr
     assert proc.stdout == ""
+
+
+def test_a_reader_that_goes_away_ends_the_output_quietly() -> None:
+    """`edgeagent tasks list core | head -1`: no BrokenPipeError traceback, exit 141 (SIGPIPE)
+    as cat's would be. The pipe's read end is closed before the command starts, so its first
+    write fails, whatever the timing."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "edgeagent.cli", "tasks", "list", "core", "--no-context"],
+            stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=60,
+            cwd=Path(__file__).resolve().parents[1],
+        )
+    finally:
+        os.close(write_end)
+    assert done.returncode == 141, done.stderr
+    assert "Traceback" not in done.stderr
