@@ -11,26 +11,25 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from edgeagent.errors import UserError  # noqa: E402
+from edgeagent.results.formats import render  # noqa: E402
 from edgeagent.suite import load_suite  # noqa: E402
 
 TIERS = ("easy", "medium", "hard")
 
 
 def report_json(run_dir: Path) -> dict:
-    done = subprocess.run(
-        [sys.executable, "-m", "edgeagent.cli", "report", str(run_dir), "--format", "json"],
-        cwd=ROOT, capture_output=True, text=True, check=False,
-    )
-    if done.returncode != 0:
-        sys.exit(f"edgeagent report {run_dir} failed: {done.stderr.strip()}")
-    return json.loads(done.stdout)
+    """The same rows `edgeagent report --format json` prints."""
+    try:
+        return json.loads(render(run_dir, "json"))
+    except UserError as exc:
+        sys.exit(f"{run_dir}: {exc}")
 
 
 def main(argv: list[str] | None = None) -> int:
