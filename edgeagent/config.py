@@ -172,9 +172,46 @@ def load_config(path: Path | None = None, overrides: dict[str, Any] | None = Non
     return config
 
 
-def _check_spec(config: RunConfig, where: str) -> None:
-    from .engine.speculative import parse_spec
+SPEC_MODES = ("off", "prompt-lookup", "draft:MODEL")
 
+
+@dataclass(frozen=True)
+class SpecSettings:
+    """What `--spec` asked for: off, prompt-lookup, or draft with a model name or path."""
+
+    mode: str = "off"  # off | prompt-lookup | draft
+    draft_model: str | None = None
+    ngram: int = 3
+    max_draft: int = 8
+
+    @property
+    def enabled(self) -> bool:
+        return self.mode != "off"
+
+    def label(self) -> str:
+        return f"draft:{self.draft_model}" if self.mode == "draft" else self.mode
+
+
+def parse_spec(value: str, *, ngram: int = 3, max_draft: int = 8, where: str = "--spec") -> (
+    SpecSettings
+):
+    """'off' | 'prompt-lookup' | 'draft:MODEL' -> SpecSettings; a ConfigError names `where`."""
+    text = (value or "").strip()
+    if ngram < 1:
+        raise ConfigError(f"{where}: spec_ngram must be at least 1, got {ngram}")
+    if max_draft < 1:
+        raise ConfigError(f"{where}: spec_max_draft must be at least 1, got {max_draft}")
+    if text in ("off", "prompt-lookup"):
+        return SpecSettings(text, None, ngram, max_draft)
+    if text.startswith("draft:") and text[len("draft:") :].strip():
+        return SpecSettings("draft", text[len("draft:") :].strip(), ngram, max_draft)
+    raise ConfigError(
+        f"{where}: key 'spec' must be one of off, prompt-lookup, draft:MODEL "
+        f"(a model name or .gguf path), got {value!r}"
+    )
+
+
+def _check_spec(config: RunConfig, where: str) -> None:
     parse_spec(config.spec, ngram=config.spec_ngram, max_draft=config.spec_max_draft,
                where=where)
     if config.spec != "off" and config.temperature != 0:

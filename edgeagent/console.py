@@ -1,4 +1,5 @@
-"""Headless console: one line per step, one per task, a final summary; or JSON lines."""
+"""Headless console: one line per step, one per task, a final summary; or JSON lines; and
+the validity verdict at the end of a run."""
 
 from __future__ import annotations
 
@@ -99,3 +100,24 @@ class JsonPrinter:
             return  # one line per token would drown the log; StepRecord has the text
         record = {"event": type(event).__name__, **dataclasses.asdict(event)}
         print(json.dumps(record, default=str), file=self.stream, flush=True)
+
+
+class VerdictPrinter:
+    """Prints the run's check when it finishes; it must come after the store in the fan-out
+    (the store has then committed the run's final status)."""
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self.stream = stream or sys.stdout
+        self.run_dir: str | None = None
+
+    def emit(self, event: Event) -> None:
+        if isinstance(event, RunStarted):
+            self.run_dir = event.run_dir
+        elif isinstance(event, RunFinished) and self.run_dir:
+            from .results.validity import check_run, verdict_lines
+
+            try:
+                lines = verdict_lines(check_run(self.run_dir))
+            except Exception as exc:  # noqa: BLE001 - a failed check must not fail the run
+                lines = [f"check not made: {exc}"]
+            print("\n".join(lines), file=self.stream, flush=True)

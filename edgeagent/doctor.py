@@ -187,12 +187,12 @@ def build_features(system_info: str) -> dict[str, bool]:
 
 
 def _cpu() -> Iterator[Finding]:
-    from edgeagent.meter.device import _cpuinfo
+    from edgeagent.meter.device import cpuinfo
 
     # the CPU only: the whole device snapshot would also ask git about the checkout
     yield Finding(
         "cpu", "model", "info",
-        f"{_cpuinfo()[0] or 'unknown'}, {psutil.cpu_count(logical=True)} logical cores, "
+        f"{cpuinfo()[0] or 'unknown'}, {psutil.cpu_count(logical=True)} logical cores, "
         f"{platform.machine()}",
     )
     flags = [f for f in FLAGS_OF_INTEREST if f in _cpu_flags()]
@@ -200,9 +200,9 @@ def _cpu() -> Iterator[Finding]:
 
 
 def _cpu_flags() -> frozenset[str]:
-    from edgeagent.meter.device import _cpuinfo
+    from edgeagent.meter.device import cpuinfo
 
-    return _cpuinfo()[1]
+    return cpuinfo()[1]
 
 
 def _sqlite() -> Iterator[Finding]:

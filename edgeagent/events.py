@@ -8,7 +8,10 @@ produce identical results. Timestamps are `time.monotonic_ns()` (for durations) 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from .engine.base import Generation
 
 
 @dataclass(frozen=True)
@@ -224,3 +227,94 @@ class FanOut:
     def emit(self, event: Event) -> None:
         for sink in self.sinks:
             sink.emit(event)
+
+
+class ToolOutcome(Protocol):
+    exit_code: int | None
+    error: bool
+    retrieval: Any  # the search tool's cost split (embed/search/rerank/index), or None
+
+
+def step_record(
+    task_id: str,
+    attempt: int,
+    step: int,
+    wall_start: float,
+    gen: Generation,
+    action_name: str | None,
+    action_args: dict[str, Any] | None,
+    format_error: str | None,
+    result: ToolOutcome,
+    observation: str,
+    truncated: bool,
+    observation_tokens: int,
+    t_tool_start: int,
+    t_tool_end: int,
+) -> StepRecord:
+    """The StepRecord of one generation and what its action did, built the same way by the
+    live loop and by replay."""
+    rc = result.retrieval
+    times = gen.token_times_ns
+    per_token = tuple((b - a) / 1e6 for a, b in zip(times, times[1:], strict=False))
+    return StepRecord(
+        task_id=task_id,
+        attempt=attempt,
+        step=step,
+        t_start_ns=gen.t_start_ns,
+        t_first_token_ns=gen.t_first_token_ns,
+        t_decode_end_ns=gen.t_end_ns,
+        t_tool_start_ns=t_tool_start,
+        t_tool_end_ns=t_tool_end,
+        wall_start=wall_start,
+        context_tokens=gen.context_tokens,
+        reused_tokens=gen.reused_tokens,
+        prefill_tokens=gen.prefill_tokens,
+        decoded_tokens=gen.decoded_tokens,
+        prefill_ms=gen.prefill_ms,
+        ttft_ms=gen.ttft_ms,
+        decode_ms=gen.decode_ms,
+        tpot_ms=gen.tpot_ms,
+        sample_ms=gen.sample_ms,
+        kv_cache_bytes=gen.kv_cache_bytes,
+        spec_drafted=gen.spec_drafted,
+        spec_accepted=gen.spec_accepted,
+        action_name=action_name,
+        action_args=action_args,
+        format_error=format_error,
+        raw_output=gen.text,
+        observation=observation,
+        tool_exit_code=result.exit_code,
+        tool_ms=(t_tool_end - t_tool_start) / 1e6,
+        tool_error=result.error,
+        observation_tokens=observation_tokens,
+        observation_truncated=truncated,
+        per_token_ms=per_token,
+        retrieval_embed_ms=rc.embed_ms if rc else None,
+        retrieval_search_ms=rc.search_ms if rc else None,
+        retrieval_rerank_ms=rc.rerank_ms if rc else None,
+        retrieval_index_ms=rc.index_ms if rc else None,
+        retrieval_index_cached=rc.index_cached if rc else None,
+        retrieval_files_reindexed=rc.files_reindexed if rc else None,
+        retrieval_chunks=rc.chunks if rc else None,
+        t_retrieval_start_ns=rc.t_start_ns if rc else None,
+        t_retrieval_end_ns=rc.t_end_ns if rc else None,
+        spec_target_passes=gen.extra.get("spec_target_passes"),
+        **endpoint_fields(gen),
+    )
+
+
+def endpoint_fields(gen: Generation) -> dict[str, Any]:
+    """The server's view, where the engine is an endpoint (edgeagent.engine.http)."""
+    if "request_ms" not in gen.extra:
+        return {}
+    x = gen.extra
+    return {
+        "token_counts": x.get("token_counts"),
+        "server_prompt_tokens": x.get("server_prompt_tokens"),
+        "server_cached_tokens": x.get("server_cached_tokens"),
+        "server_decoded_tokens": x.get("server_decoded_tokens"),
+        "server_prefill_ms": gen.engine_prefill_ms,
+        "server_decode_ms": gen.engine_decode_ms,
+        "request_ms": x.get("request_ms"),
+        "retries": x.get("retries"),
+    }

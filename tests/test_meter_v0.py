@@ -247,9 +247,9 @@ def test_device_snapshot_is_provenance_without_hostname() -> None:
 
 
 def test_amx_warning_follows_cpu_flags(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(device, "_cpuinfo", lambda: ("Xeon", frozenset({"avx2", "amx_tile"})))
+    monkeypatch.setattr(device, "cpuinfo", lambda: ("Xeon", frozenset({"avx2", "amx_tile"})))
     warning = device.amx_warning()
     assert warning and "GGML_NATIVE=OFF" in warning and "\n" not in warning
     assert device.device_snapshot()["amx"] is True
-    monkeypatch.setattr(device, "_cpuinfo", lambda: ("Ryzen", frozenset({"avx2"})))
+    monkeypatch.setattr(device, "cpuinfo", lambda: ("Ryzen", frozenset({"avx2"})))
     assert device.amx_warning() is None

@@ -183,7 +183,7 @@ def test_cli_reports_a_malformed_dataset_in_one_line(tmp_path: Path) -> None:
 
 
 def test_bundled_smoke_workload_is_valid() -> None:
-    from edgeagent.replay.run import default_dataset
+    from edgeagent.run import default_dataset
 
     convs = load_dataset(default_dataset())
     assert [c.id for c in convs] == ["fix-add", "fix-shout", "fix-sum-to"]

@@ -23,7 +23,7 @@ from edgeagent.engine.base import Generation, Message
 from edgeagent.replay.dataset import dump_rows, load_dataset
 from edgeagent.replay.summary import SCORES_FILE, SUMMARY_FILE, TURNS_FILE
 from edgeagent.results.store import open_run_db
-from edgeagent.runner import execute_run
+from edgeagent.run import execute_run
 from edgeagent.suite import load_oracle, load_suite
 
 THREADS = ("--threads", "1")

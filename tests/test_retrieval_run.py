@@ -18,7 +18,7 @@ from edgeagent.cli import main
 from edgeagent.config import RunConfig
 from edgeagent.engine.base import Generation, Message
 from edgeagent.retrieval import unavailable_reason
-from edgeagent.runner import execute_run
+from edgeagent.run import execute_run
 
 pytestmark = pytest.mark.skipif(unavailable_reason() is not None, reason=str(unavailable_reason()))
 

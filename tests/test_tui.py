@@ -31,7 +31,7 @@ from edgeagent.events import (
     TokenDelta,
 )
 from edgeagent.results.store import open_run_db
-from edgeagent.runner import RunResult, execute_run
+from edgeagent.run import RunResult, execute_run
 from edgeagent.tui.app import CHARTS_S, DashboardApp
 from edgeagent.tui.launch import use_tui
 from edgeagent.tui.screen import screen_text

@@ -48,7 +48,7 @@ def requantize(src: Path, dst: Path, ftype_name: str, threads: int) -> None:
 def measure(model: Path, threads: int, sizes: list[int], repeats: int) -> dict[str, Any]:
     from llama_cpp import Llama
 
-    from edgeagent.engine.speculative import _eval_with_logits, _rollback
+    from edgeagent.engine.speculative import eval_with_logits, rollback
 
     llm = Llama(model_path=str(model), n_ctx=2048, n_batch=512, n_threads=threads,
                 n_threads_batch=threads, verbose=False)
@@ -60,9 +60,9 @@ def measure(model: Path, threads: int, sizes: list[int], repeats: int) -> dict[s
     for _ in range(repeats):
         for k in sizes:  # interleaved, so drift in machine load spreads over every size
             t0 = time.perf_counter()
-            _eval_with_logits(llm, filler[:k])
+            eval_with_logits(llm, filler[:k])
             ms[k].append((time.perf_counter() - t0) * 1000.0)
-            _rollback(llm, keep)
+            rollback(llm, keep)
     single = statistics.median(ms[1]) if 1 in ms else None
     rows = []
     for k in sizes:

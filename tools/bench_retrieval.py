@@ -90,7 +90,7 @@ LABELLED: list[tuple[str, str, str]] = [
      "_wrap_joules"),
     ("plain-text summary of a run directory", "results/report.py", "render_report"),
     ("create a new run directory with a unique name", "results/store.py", "make_run_dir"),
-    ("Ctrl-C stops the run after the current step", "cli.py", "_StopFlag"),
+    ("Ctrl-C stops the run after the current step", "cli/common.py", "StopFlag"),
     ("reciprocal rank fusion of vector and BM25 rankings", "retrieval/index.py", "search"),
     ("split Python files into top-level functions and classes", "retrieval/chunker.py",
      "_python_chunks"),

@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from edgeagent.config import load_config  # noqa: E402
 from edgeagent.events import PhaseStarted, RunStarted, TaskStarted, TokenDelta  # noqa: E402
-from edgeagent.runner import execute_run  # noqa: E402
+from edgeagent.run import execute_run  # noqa: E402
 from edgeagent.tui.app import DashboardApp  # noqa: E402
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from ..engine.base import Grammar
 from ..sandbox.tools import ToolSpec
 
 
@@ -26,6 +27,15 @@ class Action:
 @dataclass(frozen=True)
 class FormatError:
     message: str
+
+
+def action_fields(
+    parsed: Action | FormatError,
+) -> tuple[str | None, dict[str, Any] | None, str | None]:
+    """(action name, arguments, format error) as a step record holds them."""
+    if isinstance(parsed, Action):
+        return parsed.name, parsed.arguments, None
+    return None, None, parsed.message
 
 
 def action_schema(specs: Sequence[ToolSpec]) -> dict[str, Any]:
@@ -62,6 +72,12 @@ def action_grammar(specs: Sequence[ToolSpec]) -> str:
     for spec in specs:
         order += [k for k in spec.parameters.get("properties", {}) if k not in order]
     return _gbnf_for(json.dumps(action_schema(specs), sort_keys=True), tuple(order))
+
+
+def action_constraint(specs: Sequence[ToolSpec]) -> Grammar:
+    """The tool-call grammar with the JSON schema it was written from: llama.cpp takes the
+    GBNF, an OpenAI-compatible server that only takes a schema gets the schema."""
+    return Grammar(action_grammar(specs), action_schema(specs))
 
 
 def _first_json_object(text: str) -> Any:

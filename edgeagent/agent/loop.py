@@ -10,13 +10,12 @@ import inspect
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
-from ..engine.base import ContextOverflow, Engine, EngineError, Generation, Message
-from ..events import EventSink, PhaseStarted, StepRecord, TaskStarted, TokenDelta
+from ..engine.base import ContextOverflow, Engine, EngineError, Message
+from ..events import EventSink, PhaseStarted, TaskStarted, TokenDelta, step_record
 from ..sandbox.tools import Toolbox, ToolResult
 from . import prompt
-from .actions import Action, FormatError, action_grammar, parse_action
+from .actions import Action, FormatError, action_constraint, action_fields, parse_action
 
 
 @dataclass(frozen=True)
@@ -63,7 +62,7 @@ def run_agent(
     sink.emit(TaskStarted(task_id, attempt, title, system, user))
     messages = [Message("system", system), Message("user", user)]
     reminder = prompt.issue_reminder(issue)
-    grammar = action_grammar(specs) if limits.use_grammar else None
+    grammar = action_constraint(specs) if limits.use_grammar else None
     t0 = time.monotonic()
     streams = _accepts_on_token(engine)
     consecutive_format_errors = 0
@@ -114,9 +113,10 @@ def run_agent(
         messages.append(Message("assistant", gen.text, gen.tokens))
         messages.append(Message("user", observation))
         sink.emit(
-            _step_record(
-                task_id, attempt, step, wall_start, gen, parsed, result, observation,
-                truncated, engine.count_tokens(observation), t_tool_start, t_tool_end,
+            step_record(
+                task_id, attempt, step, wall_start, gen, *action_fields(parsed), result,
+                observation, truncated, engine.count_tokens(observation), t_tool_start,
+                t_tool_end,
             )
         )
         if isinstance(parsed, Action) and result.submitted:
@@ -153,85 +153,3 @@ def _live_tokens(
         sink.emit(TokenDelta(task_id, attempt, step, text))
 
     return on_token
-
-
-def _step_record(
-    task_id: str,
-    attempt: int,
-    step: int,
-    wall_start: float,
-    gen: Generation,
-    parsed: Action | FormatError,
-    result: ToolResult,
-    observation: str,
-    truncated: bool,
-    observation_tokens: int,
-    t_tool_start: int,
-    t_tool_end: int,
-) -> StepRecord:
-    rc = result.retrieval
-    times = gen.token_times_ns
-    per_token = tuple((b - a) / 1e6 for a, b in zip(times, times[1:], strict=False))
-    is_action = isinstance(parsed, Action)
-    return StepRecord(
-        task_id=task_id,
-        attempt=attempt,
-        step=step,
-        t_start_ns=gen.t_start_ns,
-        t_first_token_ns=gen.t_first_token_ns,
-        t_decode_end_ns=gen.t_end_ns,
-        t_tool_start_ns=t_tool_start,
-        t_tool_end_ns=t_tool_end,
-        wall_start=wall_start,
-        context_tokens=gen.context_tokens,
-        reused_tokens=gen.reused_tokens,
-        prefill_tokens=gen.prefill_tokens,
-        decoded_tokens=gen.decoded_tokens,
-        prefill_ms=gen.prefill_ms,
-        ttft_ms=gen.ttft_ms,
-        decode_ms=gen.decode_ms,
-        tpot_ms=gen.tpot_ms,
-        sample_ms=gen.sample_ms,
-        kv_cache_bytes=gen.kv_cache_bytes,
-        spec_drafted=gen.spec_drafted,
-        spec_accepted=gen.spec_accepted,
-        action_name=parsed.name if is_action else None,
-        action_args=parsed.arguments if is_action else None,
-        format_error=None if is_action else parsed.message,
-        raw_output=gen.text,
-        observation=observation,
-        tool_exit_code=result.exit_code,
-        tool_ms=(t_tool_end - t_tool_start) / 1e6,
-        tool_error=result.error,
-        observation_tokens=observation_tokens,
-        observation_truncated=truncated,
-        per_token_ms=per_token,
-        retrieval_embed_ms=rc.embed_ms if rc else None,
-        retrieval_search_ms=rc.search_ms if rc else None,
-        retrieval_rerank_ms=rc.rerank_ms if rc else None,
-        retrieval_index_ms=rc.index_ms if rc else None,
-        retrieval_index_cached=rc.index_cached if rc else None,
-        retrieval_files_reindexed=rc.files_reindexed if rc else None,
-        retrieval_chunks=rc.chunks if rc else None,
-        t_retrieval_start_ns=rc.t_start_ns if rc else None,
-        t_retrieval_end_ns=rc.t_end_ns if rc else None,
-        spec_target_passes=gen.extra.get("spec_target_passes"),
-        **_endpoint_fields(gen),
-    )
-
-
-def _endpoint_fields(gen: Generation) -> dict[str, Any]:
-    """The server's view, where the engine is an endpoint (edgeagent.engine.http)."""
-    if "request_ms" not in gen.extra:
-        return {}
-    x = gen.extra
-    return {
-        "token_counts": x.get("token_counts"),
-        "server_prompt_tokens": x.get("server_prompt_tokens"),
-        "server_cached_tokens": x.get("server_cached_tokens"),
-        "server_decoded_tokens": x.get("server_decoded_tokens"),
-        "server_prefill_ms": gen.engine_prefill_ms,
-        "server_decode_ms": gen.engine_decode_ms,
-        "request_ms": x.get("request_ms"),
-        "retries": x.get("retries"),
-    }

@@ -21,6 +21,24 @@ class Message:
 
 
 @dataclass(frozen=True)
+class Grammar:
+    """An output constraint as both kinds of backend take it: GBNF for llama.cpp (in process
+    or llama-server), and the JSON schema it was written from, for servers that accept a
+    schema instead. A bare GBNF string is also accepted where a Grammar is; it has no schema."""
+
+    gbnf: str
+    json_schema: dict[str, Any] | None = None
+
+
+def gbnf_of(grammar: Grammar | str | None) -> str | None:
+    return grammar.gbnf if isinstance(grammar, Grammar) else grammar
+
+
+def json_schema_of(grammar: Grammar | str | None) -> dict[str, Any] | None:
+    return grammar.json_schema if isinstance(grammar, Grammar) else None
+
+
+@dataclass(frozen=True)
 class Generation:
     text: str
     tokens: tuple[int, ...]  # generated ids, end-of-generation token excluded
@@ -105,7 +123,7 @@ class Engine(Protocol):
         messages: list[Message],
         *,
         max_tokens: int,
-        grammar: str | None = None,
+        grammar: Grammar | str | None = None,
         max_context_tokens: int | None = None,
         # optional: called with each kept token's text as it is sampled, for live displays
         # (the loop passes it only to an engine whose generate() declares it)

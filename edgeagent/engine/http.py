@@ -31,7 +31,15 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import ConfigError, ModelError
-from .base import ContextOverflow, EngineError, Generation, Message
+from .base import (
+    ContextOverflow,
+    EngineError,
+    Generation,
+    Grammar,
+    Message,
+    gbnf_of,
+    json_schema_of,
+)
 
 DEFAULT_TURN_TIMEOUT_S = 600.0
 CONSTRAINTS = ("auto", "gbnf", "json_schema", "json_object", "none")
@@ -192,14 +200,6 @@ def _server_message(status: int, body: bytes) -> str:
     return f"HTTP {status}: {str(msg)[:300]}"
 
 
-def _schema_for(grammar: str) -> dict[str, Any] | None:
-    """The JSON schema behind the loop's action grammar (the Engine protocol passes GBNF)."""
-    from ..agent.actions import action_grammar, action_schema
-    from ..sandbox.tools import TOOL_SPECS
-
-    return action_schema(TOOL_SPECS) if grammar == action_grammar(TOOL_SPECS) else None
-
-
 class HttpEngine:
     """An OpenAI-compatible server as an Engine."""
 
@@ -322,7 +322,8 @@ class HttpEngine:
         return head + marker.replace(str(n), str(dropped)) + tail
 
     # -- generation ---------------------------------------------------------------------
-    def _body(self, messages: list[Message], max_tokens: int, mode: str, grammar: str | None
+    def _body(self, messages: list[Message], max_tokens: int, mode: str,
+              grammar: Grammar | str | None
               ) -> dict[str, Any]:
         body: dict[str, Any] = {
             "messages": [{"role": m.role, "content": m.content} for m in messages],
@@ -340,11 +341,11 @@ class HttpEngine:
         if grammar is None or mode == "none":
             return body
         if mode == "gbnf":
-            body["grammar"] = grammar
+            body["grammar"] = gbnf_of(grammar)
             return body
-        schema = _schema_for(grammar)
+        schema = json_schema_of(grammar)
         if schema is None:
-            return body  # an unknown grammar has no schema form: prompt-only
+            return body  # a bare GBNF string has no schema form: prompt-only
         if mode == "json_schema":
             body["response_format"] = {
                 "type": "json_schema",
@@ -442,7 +443,7 @@ class HttpEngine:
         messages: list[Message],
         *,
         max_tokens: int,
-        grammar: str | None = None,
+        grammar: Grammar | str | None = None,
         max_context_tokens: int | None = None,
     ) -> Generation:
         t_start = time.monotonic_ns()
@@ -485,7 +486,7 @@ class HttpEngine:
 
     def _generation(
         self, s: _Stream, messages: list[Message], prompt_ids: list[int] | None, t_start: int,
-        retries: int, mode: str, grammar: str | None,
+        retries: int, mode: str, grammar: Grammar | str | None,
     ) -> Generation:
         usage, timings = s.usage or {}, s.timings or {}
         details = usage.get("prompt_tokens_details") or {}

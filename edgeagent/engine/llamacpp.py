@@ -27,11 +27,12 @@ from typing import Any
 
 import numpy as np
 
+from ..config import SpecSettings
 from ..errors import ModelError
-from .base import ContextOverflow, EngineError, Generation, Message
+from .base import ContextOverflow, EngineError, Generation, Grammar, Message, gbnf_of
 from .chat_template import CHATML_TEMPLATE, ChatTemplate
 from .llamacpp_ops import evaluate_after_prefix, truncate_head_tail
-from .speculative import SpecSettings, Speculator, build_speculator, decode_speculative
+from .speculative import Speculator, build_speculator, decode_speculative
 
 # GGUF general.file_type -> quantisation name (llama.cpp's llama_ftype)
 _FILE_TYPES = {
@@ -277,10 +278,11 @@ class LlamaCppEngine:
         messages: list[Message],
         *,
         max_tokens: int,
-        grammar: str | None = None,
+        grammar: Grammar | str | None = None,
         max_context_tokens: int | None = None,
         on_token: Callable[[str], None] | None = None,
     ) -> Generation:
+        grammar = gbnf_of(grammar)  # llama.cpp takes the GBNF; the schema is for servers
         # each call sets (or clears) the listener that both decode loops' token log calls
         self._on_token = (lambda t: on_token(self._token_text(t))) if on_token else None
         lc = self._llama_cpp

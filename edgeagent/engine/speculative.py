@@ -28,12 +28,12 @@ from __future__ import annotations
 import ctypes
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from ..config import SpecSettings, parse_spec  # noqa: F401 - parse_spec: re-exported
 from ..errors import ConfigError, ModelError
 from .base import EngineError
 from .llamacpp_ops import evaluate_after_prefix
@@ -41,59 +41,11 @@ from .llamacpp_ops import evaluate_after_prefix
 if TYPE_CHECKING:
     from .llamacpp import LlamaCppEngine, _TokenLog
 
-SPEC_MODES = ("off", "prompt-lookup", "draft:MODEL")
 # llama.cpp's CPU kernels for a batch of >= 2 tokens give logits up to ~0.3 apart from a
 # one-token pass over the same cache (measured on Qwen2.5-Coder-0.5B Q4_K_M). Where the best
 # token of a verified position leads the runner-up by less than this, the batch's choice is
 # not trusted: that position is decided by a one-token pass, as plain decoding would.
 MARGIN_GUARD = 1.0
-
-
-@dataclass(frozen=True)
-class SpecSettings:
-    """What `--spec` asked for: off, prompt-lookup, or draft with a model name or path."""
-
-    mode: str = "off"  # off | prompt-lookup | draft
-    draft_model: str | None = None
-    ngram: int = 3
-    max_draft: int = 8
-
-    @property
-    def enabled(self) -> bool:
-        return self.mode != "off"
-
-    def label(self) -> str:
-        return f"draft:{self.draft_model}" if self.mode == "draft" else self.mode
-
-
-def parse_spec(value: str, *, ngram: int = 3, max_draft: int = 8, where: str = "--spec") -> (
-    SpecSettings
-):
-    """'off' | 'prompt-lookup' | 'draft:MODEL' -> SpecSettings; a ConfigError names `where`."""
-    text = (value or "").strip()
-    if ngram < 1:
-        raise ConfigError(f"{where}: spec_ngram must be at least 1, got {ngram}")
-    if max_draft < 1:
-        raise ConfigError(f"{where}: spec_max_draft must be at least 1, got {max_draft}")
-    if text in ("off", "prompt-lookup"):
-        return SpecSettings(text, None, ngram, max_draft)
-    if text.startswith("draft:") and text[len("draft:") :].strip():
-        return SpecSettings("draft", text[len("draft:") :].strip(), ngram, max_draft)
-    raise ConfigError(
-        f"{where}: key 'spec' must be one of off, prompt-lookup, draft:MODEL "
-        f"(a model name or .gguf path), got {value!r}"
-    )
-
-
-def add_spec_arguments(parser: Any) -> None:
-    """`--spec`, `--spec-ngram`, `--spec-max-draft` on an argparse parser (config keys spec,
-    spec_ngram, spec_max_draft)."""
-    parser.add_argument("--spec", metavar="off|prompt-lookup|draft:MODEL",
-                        help="speculative decoding, greedy-exact (default off)")
-    parser.add_argument("--spec-ngram", type=int, metavar="N",
-                        help="prompt lookup: longest n-gram matched against the context (3)")
-    parser.add_argument("--spec-max-draft", type=int, metavar="K",
-                        help="most tokens drafted per target pass (8)")
 
 
 # ------------------------------------------------------------------------------ proposers
@@ -468,7 +420,7 @@ class _GreedyChooser:
             self.smpl = None
 
 
-def _eval_with_logits(llm: Any, tokens: list[int]) -> None:
+def eval_with_logits(llm: Any, tokens: list[int]) -> None:
     """Evaluate tokens as one batch after the cache, with logits at every one of them."""
     n_past = llm.n_tokens
     llm._batch.set_batch(batch=tokens, n_past=n_past, logits_all=True)
@@ -478,7 +430,7 @@ def _eval_with_logits(llm: Any, tokens: list[int]) -> None:
     llm._requires_eval = False
 
 
-def _rollback(llm: Any, keep: int) -> None:
+def rollback(llm: Any, keep: int) -> None:
     """Drop cache positions >= keep. The live logits then belong to a dropped position, so
     the next generation must re-evaluate the last kept token (`_requires_eval`)."""
     if not llm._ctx.kv_cache_seq_rm(-1, keep, -1):
@@ -543,7 +495,7 @@ def decode_speculative(
             propose_ns += t1 - t0
             n_past = llm.n_tokens
             batch = [token, *draft]
-            _eval_with_logits(llm, batch)
+            eval_with_logits(llm, batch)
             spec.record_pass(len(batch), (time.monotonic_ns() - t1) / 1e9)
             passes += 1
             kept = 0
@@ -573,7 +525,7 @@ def decode_speculative(
             # position's token is taken out and evaluated again alone
             keep = n_past + 1 + kept - (1 if stop or unsure else 0)
             if keep < llm.n_tokens:
-                _rollback(llm, keep)
+                rollback(llm, keep)
             if stop:
                 break
             if unsure:

@@ -37,6 +37,25 @@ def sum_joules(values: Sequence[float | None]) -> float | None:
     return None if not values or any(v is None for v in values) else sum(v or 0.0 for v in values)
 
 
+PHASES = ("prefill", "decode", "tool", "other")
+
+
+def phase_joules(steps: Sequence[StepRecord], phase: str) -> float | None:
+    """One phase's energy over a task's steps; null when any step's is."""
+    return sum_joules([getattr(s, f"energy_{phase}").joules for s in steps])
+
+
+def task_energy(steps: Sequence[StepRecord]) -> tuple[float | None, str | None]:
+    """(joules, None) over every phase of every step, or (None, the first null reason)."""
+    phases = [getattr(s, f"energy_{p}") for s in steps for p in PHASES]
+    if not phases:
+        return None, NO_SOURCE
+    missing = [p for p in phases if p.joules is None]
+    if missing:
+        return None, missing[0].null_reason or NO_SOURCE
+    return sum(p.joules for p in phases if p.joules is not None), None
+
+
 class MeteredSink:
     def __init__(self, inner: EventSink, sampler: Sampler, total: Total | None) -> None:
         self.inner = inner

@@ -34,7 +34,7 @@ AMX_WARNING = (
 
 
 @functools.lru_cache(maxsize=1)
-def _cpuinfo() -> tuple[str | None, frozenset[str]]:
+def cpuinfo() -> tuple[str | None, frozenset[str]]:
     """(CPU model name, all CPU flags) from /proc/cpuinfo; (None, {}) where it is absent."""
     try:
         text = Path("/proc/cpuinfo").read_text(errors="replace")
@@ -120,7 +120,7 @@ def _package_version(dist: str) -> str | None:
 
 
 def has_amx() -> bool:
-    return any(flag.startswith("amx") for flag in _cpuinfo()[1])
+    return any(flag.startswith("amx") for flag in cpuinfo()[1])
 
 
 def amx_warning() -> str | None:
@@ -130,7 +130,7 @@ def amx_warning() -> str | None:
 
 def device_snapshot(llama_system_info: str | None = None) -> dict:
     """Hardware and software provenance for a run record (JSON-serialisable)."""
-    cpu_model, flags = _cpuinfo()
+    cpu_model, flags = cpuinfo()
     commit, dirty = source_git_state()
     return {
         "device_model": _device_model(),

@@ -1,1 +1,17 @@
-"""Teacher-forced replay of recorded agent trajectories, in MLPerf Edge Agentic's JSONL format."""
+"""Teacher-forced replay of recorded agent trajectories in MLPerf Edge Agentic's JSONL
+format: the dataset (load, check, dump), export of runs and oracles, the per-conversation
+replayer, the inline score and the result summary. The run around it is edgeagent.run."""
+
+from ..exports import lazy_exports
+
+__all__, __getattr__ = lazy_exports(__name__, {
+    "dataset": ("Conversation", "DatasetError", "Row", "ToolCall", "conversations_from_rows",
+                "dump_rows", "load_dataset", "parse_row", "select_conversations"),
+    "export": ("openai_tools", "oracle_conversation", "run_conversations",
+               "specs_from_openai"),
+    "replayer": ("ConversationResult", "ReplaySettings", "TurnResult", "replay_conversation"),
+    "score": ("call_executables", "executables", "multiset_iou", "parse_generated_calls",
+              "score_turn"),
+    "summary": ("REPORT_FILE", "SCORES_FILE", "SUMMARY_FILE", "TURNS_FILE", "summary_text",
+                "write_summary"),
+})

@@ -21,10 +21,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ..agent.actions import action_grammar, parse_action
-from ..agent.loop import _step_record
+from ..agent.actions import action_constraint, action_fields, parse_action
 from ..engine.base import ContextOverflow, Engine, EngineError, Message
-from ..events import EventSink, TaskStarted
+from ..events import EventSink, TaskStarted, step_record
 from ..sandbox.tools import ToolResult as SandboxResult
 from .dataset import Conversation, Row, ToolCall
 from .export import specs_from_openai
@@ -114,7 +113,7 @@ def replay_conversation(
     system = render_system(conv.system, conv.tools)
     sink.emit(TaskStarted(conv.id, 0, conv.id, system, first.content or ""))
     specs = specs_from_openai(conv.tools)
-    grammar = action_grammar(specs) if settings.use_grammar and specs else None
+    grammar = action_constraint(specs) if settings.use_grammar and specs else None
     messages = [Message("system", system), Message("user", first.content or "")]
     rows = conv.rows
     turns: list[TurnResult] = []
@@ -155,9 +154,10 @@ def replay_conversation(
             parsed = parse_action(gen.text, specs)
             tool_ms = (t_tool_end - t_tool_start) / 1e6
             result = SandboxResult(observation or "", exit_code, error, tool_ms)
-            sink.emit(_step_record(
-                conv.id, 0, step, wall_start, gen, parsed, result, observation or "", False,
-                engine.count_tokens(observation or ""), t_tool_start, t_tool_end,
+            sink.emit(step_record(
+                conv.id, 0, step, wall_start, gen, *action_fields(parsed), result,
+                observation or "", False, engine.count_tokens(observation or ""),
+                t_tool_start, t_tool_end,
             ))
             turn = TurnResult(
                 conv.id, row.turn, step, "completed", None, score_turn(reference, predicted),

@@ -1,1 +1,19 @@
+"""What a run directory says: the SQLite store (WAL, crash-safe, resumable), metrics and
+percentiles, the validity check, report formats and plots, and the comparison of runs."""
 
+from ..exports import lazy_exports
+
+__all__, __getattr__ = lazy_exports(__name__, {
+    "bandwidth": ("Bandwidth", "measure_bandwidth"),
+    "compare": ("compare_dirs", "compare_runs"),
+    "formats": ("FORMATS", "fmt_metric", "md_table", "render"),
+    "metrics": ("load_run", "metrics_by_key", "roofline_metrics", "run_metrics",
+                "step_metrics", "task_rows"),
+    "percentiles": ("binomial_cdf", "early_stopping_bound", "min_samples_for_bound",
+                    "percentile"),
+    "plots": ("save_png",),
+    "report": ("render_report",),
+    "resume": ("ResumePlan", "plan_resume", "resume_config"),
+    "store": ("RunStore", "make_run_dir", "open_run_db"),
+    "validity": ("check_data", "check_run", "verdict_lines"),
+})

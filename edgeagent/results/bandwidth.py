@@ -3,15 +3,13 @@
 Decode of a quantized model is memory-bound: each token reads every weight once plus the KV
 cache. A STREAM-style copy (read one buffer, write another, both far larger than the caches)
 gives the bandwidth the device sustains; the best of several repeats is reported, as STREAM
-does. `edgeagent doctor --bandwidth` measures it (or `python -m edgeagent.results.bandwidth`).
+does. `edgeagent doctor --bandwidth` measures it.
 """
 
 from __future__ import annotations
 
-import json
-import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
@@ -36,14 +34,3 @@ def measure_bandwidth(buffer_mib: int = 256, repeats: int = 5) -> Bandwidth:
         best = min(best, time.perf_counter() - t0)
     moved = 2 * src.nbytes
     return Bandwidth(moved / best / 1e9, src.nbytes, repeats)
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = argv if argv is not None else sys.argv[1:]
-    mib = int(args[0]) if args else 256
-    print(json.dumps(asdict(measure_bandwidth(mib)), indent=2))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -165,10 +165,10 @@ def render_comparison(c: Comparison, fmt: str = "text") -> str:
               for d in c.task_deltas]
     warn = [f"warning: {w}" for w in c.warnings]
     if fmt == "md":
-        from .formats import _md_table
+        from .formats import md_table
 
-        lines = [f"- **{w}**" for w in warn] + [""] + _md_table(header, rows)
-        lines += ["", *_md_table(delta_header, deltas)]
+        lines = [f"- **{w}**" for w in warn] + [""] + md_table(header, rows)
+        lines += ["", *md_table(delta_header, deltas)]
         return "\n".join(lines) + "\n"
     return "\n".join(warn + ([""] if warn else []) + _text_table(header, rows) + [""]
                      + _text_table(delta_header, deltas))

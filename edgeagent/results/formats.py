@@ -81,7 +81,7 @@ def render_text(run_dir: Path, bandwidth_gbs: float | None = None) -> str:
     return "\n".join([base, *lines, "", *verdict_lines(check_data(data))])
 
 
-def _md_table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
+def md_table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
     out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     out += ["| " + " | ".join("" if c is None else str(c) for c in r) + " |" for r in rows]
     return out
@@ -116,10 +116,10 @@ def render_md(data: RunData, metrics: Sequence[Metric], verdict: Verdict) -> str
              f"**Result is: {'VALID' if verdict.valid else 'INVALID'}**", ""]
     lines += [f"- {r}" for r in verdict.reasons] + ([""] if verdict.reasons else [])
     lines += ["## Metrics", ""]
-    lines += _md_table(["metric", "value", "n", "note"],
+    lines += md_table(["metric", "value", "n", "note"],
                        [[m.label, fmt_value(m), m.n, m.null_reason or ""] for m in metrics])
     lines += ["", "## Tasks", ""]
-    lines += _md_table(*_task_table(data))
+    lines += md_table(*_task_table(data))
     return "\n".join(lines) + "\n"
 
 

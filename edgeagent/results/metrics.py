@@ -365,7 +365,7 @@ def roofline_metrics(data: RunData, bandwidth_gbs: float | None) -> list[Metric]
     med = percentile(achieved, 50) if achieved else None
     eff_reason = reason or (None if bandwidth_gbs else
                             "no measured bandwidth (pass --bandwidth-gbs; "
-                            "`python -m edgeagent.results.bandwidth` measures it)")
+                            "`edgeagent doctor --bandwidth` measures it)")
     return [
         Metric("decode_achieved_gbs", "decode bytes read per second (median)", med, "GB/s",
                reason, n=len(achieved), higher_is_better=True),

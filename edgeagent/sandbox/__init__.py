@@ -1,1 +1,12 @@
+"""Where actions run: a throwaway copy of the task's repository (workspace.py), commands
+under limits and confinement (process.py, confine.py), and the agent's tools (tools.py,
+edit_match.py)."""
 
+from ..exports import lazy_exports
+
+__all__, __getattr__ = lazy_exports(__name__, {
+    "process": ("CommandResult", "ProcessLimits", "isolation_report", "run_command"),
+    "tools": ("ALL_TOOL_SPECS", "SKIP_DIRS", "TOOL_SPECS", "ToolResult", "ToolSpec",
+              "Toolbox"),
+    "workspace": ("PathRefused", "Workspace", "WorkspaceError"),
+})

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import importlib.util
 import signal
 import sys
@@ -28,7 +27,7 @@ def run_in_tui(config: RunConfig, resume_dir: Path | None = None) -> int:
     is restored, so it prints as one line like everywhere else."""
     from ..console import summary_lines, task_line
     from ..models import resolve_model
-    from ..runner import execute_run
+    from ..run import execute_run
     from ..suite import load_suite, select_tasks
     from .app import DashboardApp
 
@@ -81,27 +80,3 @@ def _verdict(run_dir: Path) -> list[str]:
         return verdict_lines(check_run(run_dir))
     except Exception as exc:  # noqa: BLE001 - a failed check must not fail the run
         return [f"check not made: {exc}"]
-
-
-def add_view_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "view", help="browse stored runs in the terminal (tasks, steps, charts, compare)",
-        description="Browse past runs: pick a run, a task, a step; read the full action and "
-        "observation with the step's numbers; compare two runs side by side.")
-    p.add_argument("run_dir", nargs="?", type=Path, default=Path("runs"),
-                   help="a run directory, or a folder of runs to pick from (default runs/)")
-    p.add_argument("--compare", type=Path, metavar="RUN_DIR",
-                   help="open run_dir and this run side by side")
-    p.set_defaults(func=_cmd_view)
-
-
-def _cmd_view(args: argparse.Namespace) -> int:
-    from ..errors import UserError
-
-    if not tui_available():
-        raise UserError('`edgeagent view` needs textual: pip install "textual>=1.0"')
-    from .view import ViewApp, check_view_paths
-
-    check_view_paths(args.run_dir, args.compare)
-    ViewApp(args.run_dir, args.compare).run()
-    return 0

@@ -17,7 +17,7 @@ import psutil
 from edgeagent.config import load_config
 from edgeagent.engine.base import Generation, Message
 from edgeagent.events import Event, StepRecord
-from edgeagent.runner import execute_run
+from edgeagent.run import execute_run
 
 STEPS = 200
 CYCLE = [
@@ -160,7 +160,7 @@ def test_four_hour_replay_at_accelerated_time_keeps_memory_flat_and_store_linear
     tiny_model_path: Path, tmp_path: Path, reliability
 ) -> None:
     from edgeagent.replay.dataset import load_dataset
-    from edgeagent.replay.run import ReplaySource, execute_replay
+    from edgeagent.run import ReplaySource, execute_replay
 
     dataset = tmp_path / "four-hours.jsonl"
     _four_hour_dataset(dataset)

@@ -179,7 +179,7 @@ def test_ctrl_c_then_resume_keeps_one_record_per_task(
 ) -> None:
     from edgeagent.config import load_config
     from edgeagent.results.report import render_report
-    from edgeagent.runner import execute_run
+    from edgeagent.run import execute_run
 
     config = load_config(None, {"model": str(tiny_model_path), "out": str(tmp_path / "runs")})
     engine = _ListingEngine()

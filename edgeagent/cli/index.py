@@ -10,7 +10,7 @@ from pathlib import Path
 from ..errors import UserError
 
 
-def add_index_command(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "index", help="build (or reuse) a directory's retrieval index and query it",
         description="Index a directory with on-device embeddings + BM25 (cached by content) "
@@ -29,7 +29,7 @@ def add_index_command(sub: argparse._SubParsersAction) -> None:
 
 
 def _cmd_index(args: argparse.Namespace) -> int:
-    from . import unavailable_reason
+    from ..retrieval import unavailable_reason
 
     why = unavailable_reason()
     if why is not None:
@@ -38,8 +38,8 @@ def _cmd_index(args: argparse.Namespace) -> int:
         raise UserError(f"index: {args.path} is not a directory (give a repository folder)")
     if args.k < 1:
         raise UserError(f"--k must be 1 or more, got {args.k}")
-    from .registry import DEFAULT_EMBEDDING_MODEL
-    from .service import RetrievalService
+    from ..retrieval.registry import DEFAULT_EMBEDDING_MODEL
+    from ..retrieval.service import RetrievalService
 
     service = RetrievalService(args.model or DEFAULT_EMBEDDING_MODEL, threads=args.threads)
     retriever = service.retriever(args.path.resolve())

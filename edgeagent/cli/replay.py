@@ -1,4 +1,4 @@
-"""`edgeagent replay` and `edgeagent export`: registered on the main parser by one call."""
+"""`edgeagent replay` (teacher-forced, MLPerf Edge Agentic JSONL) and `edgeagent export`."""
 
 from __future__ import annotations
 
@@ -7,9 +7,19 @@ import sys
 from pathlib import Path
 
 from ..errors import UserError
+from .common import (
+    ENDPOINT_KEYS,
+    ENGINE_KEYS,
+    METER_KEYS,
+    StopFlag,
+    add_endpoint_flags,
+    add_engine_flags,
+    add_meter_flags,
+    overrides,
+)
 
 
-def add_commands(sub: argparse._SubParsersAction) -> None:
+def add_parsers(sub: argparse._SubParsersAction) -> None:
     _add_replay(sub)
     _add_export(sub)
 
@@ -29,7 +39,6 @@ def _add_replay(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--reexecute-tools", action="store_true",
                    help="with --from-run: run the recorded tool calls in a fresh task sandbox "
                    "instead of replaying their outputs (tool wait measured on this device)")
-    p.add_argument("--model", help="known model name or path to a .gguf file")
     p.add_argument("--conversations", metavar="N|IDS",
                    help="the first N conversations, or comma-separated conversation ids")
     p.add_argument("--inject-tool-delay", action="store_true",
@@ -37,31 +46,19 @@ def _add_replay(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-new-tokens", type=int, default=1024,
                    help="generation budget per turn (default 1024)")
     p.add_argument("--out", help="directory that receives the run directory (default runs/)")
-    p.add_argument("--n-ctx", type=int, help="llama.cpp context window (default 8192)")
-    p.add_argument("--threads", type=int, help="CPU threads for llama.cpp")
-    p.add_argument("--gpu-layers", type=int, help="layers to offload to a GPU")
-    p.add_argument("--seed", type=int, help="sampling seed (recorded)")
-    p.add_argument("--no-grammar", dest="grammar", action="store_false", default=None,
-                   help="do not constrain generated tool calls with a grammar")
-    p.add_argument("--power-root", help="read power sensors below this directory (default /)")
-    p.add_argument("--power-estimate-tdp", type=float, metavar="WATTS",
-                   help="allow a labelled CPU-utilisation x TDP estimate when no sensor exists")
-    p.add_argument("--sample-interval-s", type=float, help="meter sampling interval (0.05)")
+    add_engine_flags(p, n_ctx_default=" (default 8192)")
+    add_meter_flags(p)
     p.add_argument("--json", action="store_true", help="print JSON events instead of lines")
-    from ..cli import _add_endpoint_flags
-
-    _add_endpoint_flags(p)  # replay a workload against a server, metered the same way
+    add_endpoint_flags(p)  # replay a workload against a server, metered the same way
     p.set_defaults(func=_cmd_replay)
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
-    from ..cli import _StopFlag
     from ..config import load_config
     from ..console import ConsolePrinter, JsonPrinter
-    from .dataset import load_dataset, select_conversations
-    from .export import run_conversations
-    from .run import ReplaySource, default_dataset, execute_replay, file_sha256
-    from .summary import summary_text
+    from ..models import file_sha256
+    from ..replay import load_dataset, run_conversations, select_conversations, summary_text
+    from ..run import ReplaySource, default_dataset, execute_replay
 
     if args.from_run and args.dataset:
         raise UserError("give either a dataset file or --from-run RUN_DIR, not both")
@@ -76,14 +73,11 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         label, sha = str(path), file_sha256(path)
     chosen = select_conversations(conversations, args.conversations)
     source = ReplaySource(label, chosen, sha, args.from_run)
-    overrides = {k: getattr(args, k) for k in (
-        "model", "out", "max_new_tokens", "n_ctx", "threads", "gpu_layers", "seed", "grammar",
-        "power_root", "power_estimate_tdp", "sample_interval_s", "endpoint", "api_key_env",
-        "served_model", "endpoint_constraint", "turn_timeout_s", "tokenizer")}
-    overrides["suite"] = f"replay:{label}"
-    config = load_config(None, overrides)
+    given = overrides(args, "out", "max_new_tokens", *ENGINE_KEYS, *METER_KEYS, *ENDPOINT_KEYS)
+    given["suite"] = f"replay:{label}"
+    config = load_config(None, given)
     printer = JsonPrinter() if args.json else ConsolePrinter()
-    stop = _StopFlag()
+    stop = StopFlag()
     stop.install()
     try:
         result = execute_replay(config, source, inject_tool_delay=args.inject_tool_delay,
@@ -116,9 +110,8 @@ def _add_export(sub: argparse._SubParsersAction) -> None:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
+    from ..replay import dump_rows, oracle_conversation, run_conversations
     from ..suite import load_suite
-    from .dataset import dump_rows
-    from .export import oracle_conversation, run_conversations
 
     if bool(args.run_dir) == bool(args.oracle):
         raise UserError("give a run directory or --oracle SUITE (one of them)")

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import hashlib
 import json
 import os
 import time
@@ -18,29 +17,19 @@ import yaml
 
 from ..agent import prompt
 from ..config import RunConfig
+from ..engine.build import EngineFactory, build_engine
 from ..errors import StoreError, SuiteError
-from ..events import EventSink, FanOut, RunStarted, StepRecord, TaskRecord
-from ..meter.attribution import MeteredSink
-from ..meter.sampler import Sampler
-from ..meter.sources import choose_total, describe, discover_all
-from ..models import resolve_model
-from ..results.store import RunStore, make_run_dir
-from ..runner import (
-    _check_out_writable,
-    _llamacpp_engine,
-    _sample_interval,
-    _StepCollector,
-    _task_energy,
-    build_provenance,
-    finish_run,
-)
+from ..events import EventSink, RunStarted, StepRecord, TaskRecord
+from ..meter.attribution import task_energy
+from ..replay.dataset import Conversation, ToolCall
+from ..replay.replayer import ConversationResult, ReplaySettings, TurnResult, replay_conversation
+from ..replay.summary import TURNS_FILE, write_summary
+from ..results.store import make_run_dir
 from ..sandbox.process import ProcessLimits
 from ..sandbox.tools import Toolbox
 from ..sandbox.workspace import Workspace
 from ..suite import load_suite, suites_root
-from .dataset import Conversation, ToolCall
-from .replayer import ConversationResult, ReplaySettings, TurnResult, replay_conversation
-from .summary import TURNS_FILE, write_summary
+from .session import RunSession, build_provenance, check_out_writable
 
 
 def default_dataset() -> Path:
@@ -62,10 +51,6 @@ class ReplayResult:
     run_dir: Path
     status: str
     summary: dict[str, Any]
-
-
-def file_sha256(path: Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 class SandboxExecutor:
@@ -111,7 +96,7 @@ def _executor_for(conv: Conversation, source: ReplaySource, config: RunConfig, e
 
 def _task_record(result: ConversationResult, steps: list[StepRecord], wall_ms: float,
                  score: float | None) -> TaskRecord:
-    energy, reason = _task_energy(steps)
+    energy, reason = task_energy(steps)
     dropped = sum(1 for t in result.turns if t.status == "dropped")
     return TaskRecord(
         task_id=result.conversation_id, attempt=0,
@@ -146,20 +131,14 @@ def execute_replay(
     sinks: Sequence[EventSink] = (),
     stop_requested: Callable[[], bool] = lambda: False,
     progress: bool = True,
-    engine_factory: Callable[[Path, RunConfig], Any] | None = None,
+    engine_factory: EngineFactory | None = None,
 ) -> ReplayResult:
     if reexecute_tools and source.run_dir is None:
         raise StoreError("--reexecute-tools needs --from-run RUN_DIR (a dataset file has no "
                          "sandbox to run its tool calls in)")
     out = Path(config.out)
-    _check_out_writable(out)
-    if config.endpoint:
-        from ..engine.http import endpoint_engine
-
-        model, engine = endpoint_engine(config, progress=progress)
-    else:
-        model = resolve_model(config.model, progress=progress)
-        engine = (engine_factory or _llamacpp_engine)(model.path, config)
+    check_out_writable(out)
+    model, engine = build_engine(config, progress=progress, engine_factory=engine_factory)
     settings = ReplaySettings(config.max_new_tokens, inject_tool_delay, config.grammar)
     label = Path(source.label).stem if source.run_dir is None else Path(source.label).name[:40]
     # names hold dots (no Path().stem); an endpoint's served name may be a path
@@ -174,25 +153,18 @@ def execute_replay(
         "seed": config.seed, "conversations": [c.id for c in source.conversations],
         "assistant_turns": sum(c.assistant_turns for c in source.conversations),
     }
-    store = RunStore(run_dir, {**config.to_dict(), "replay": replay_info})
-    discovery = discover_all(Path(config.power_root), tdp_w=config.power_estimate_tdp)
-    total = choose_total(discovery)
-    sampler = Sampler(_sample_interval(config, total),
-                      sources=total.sources if total is not None else discovery.sources,
-                      side_sources=discovery.sources)
-    collector = _StepCollector()
-    sink = MeteredSink(FanOut(store, collector, *sinks), sampler, total)
-    provenance = build_provenance(config, model, engine, describe(discovery, total))
-    provenance["replay"] = replay_info
+    session = RunSession.open(config, run_dir, {**config.to_dict(), "replay": replay_info}, sinks)
+    collector = session.collector
     turns_path = run_dir / TURNS_FILE
     turns_path.touch()
     records: list[TaskRecord] = []
     status = "failed"
-    t0 = time.monotonic_ns()
-    sampler.start()
+    session.start()
     try:
-        sink.emit(RunStarted(run_dir.name, str(run_dir), f"replay:{source.label}",
-                             tuple(c.id for c in source.conversations), provenance))
+        provenance = build_provenance(config, model, engine, session.power)
+        provenance["replay"] = replay_info
+        session.emit(RunStarted(run_dir.name, str(run_dir), f"replay:{source.label}",
+                                tuple(c.id for c in source.conversations), provenance))
         for conv in source.conversations:
             if stop_requested():
                 break
@@ -200,20 +172,20 @@ def execute_replay(
             t_conv = time.monotonic_ns()
             with _executor_for(conv, source, config, engine, reexecute_tools) as executor:
                 result = replay_conversation(
-                    conv, engine, sink, settings, executor=executor,
+                    conv, engine, session.sink, settings, executor=executor,
                     stop_requested=stop_requested,
                     on_turn=lambda t: _append_turn(turns_path, t),
                 )
             scores = [t.score for t in result.turns]
-            sink.emit(_task_record(result, list(collector.steps),
-                                   (time.monotonic_ns() - t_conv) / 1e6,
-                                   sum(scores) / len(scores) if scores else None))
+            session.emit(_task_record(result, list(collector.steps),
+                                      (time.monotonic_ns() - t_conv) / 1e6,
+                                      sum(scores) / len(scores) if scores else None))
             records.append(collector.tasks[-1])
         status = "interrupted" if stop_requested() else "complete"
     except KeyboardInterrupt:
         status = "interrupted"
         raise
     finally:
-        finish_run(sink, store, engine, sampler, run_dir, status, records, t0)
+        session.finish(engine, status, records)
         summary = write_summary(run_dir, replay_info)
     return ReplayResult(run_dir, status, summary)

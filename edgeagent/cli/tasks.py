@@ -9,11 +9,11 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import SuiteError
-from .sandbox.process import ProcessLimits
-from .sandbox.tools import SKIP_DIRS, Toolbox
-from .sandbox.workspace import Workspace
-from .suite import (
+from ..errors import SuiteError
+from ..sandbox.process import ProcessLimits
+from ..sandbox.tools import SKIP_DIRS, Toolbox
+from ..sandbox.workspace import Workspace
+from ..suite import (
     Suite,
     Task,
     ValidationResult,
@@ -23,7 +23,7 @@ from .suite import (
     select_tasks,
     validate_task,
 )
-from .task_context import (
+from ..task_context import (
     ContextEstimate,
     EstimatorFactory,
     load_cached,
@@ -115,7 +115,7 @@ def task_row(task: Task, factory: EstimatorFactory | None) -> dict:
 # --------------------------------------------------------------------------- commands
 
 
-def add_tasks_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("tasks", help="list, show or validate task suites",
                        description="Inspect task suites.")
     tsub = p.add_subparsers(dest="tasks_cmd", metavar="{list,show,validate}")

@@ -1,20 +1,17 @@
-"""CLI subcommands of the results package: report, compare, check; and the verdict sink that
-prints the check at the end of every run."""
+"""`edgeagent report`, `compare` and `check`: a run directory summarised, runs side by side,
+and the MLPerf-style validity verdict."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
-from typing import TextIO
 
 from ..errors import UserError
-from ..events import Event, RunFinished, RunStarted
 
 
-def add_result_commands(sub: argparse._SubParsersAction) -> None:
-    from .formats import FORMATS
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    from ..results.formats import FORMATS
 
     p = sub.add_parser(
         "report", help="summary of a run directory (text, md, json, csv or html)",
@@ -49,7 +46,7 @@ def add_result_commands(sub: argparse._SubParsersAction) -> None:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from .formats import render
+    from ..results.formats import render
 
     text = render(args.run_dir, args.format, args.bandwidth_gbs)
     if args.output:
@@ -65,7 +62,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    from .compare import compare_dirs
+    from ..results.compare import compare_dirs
 
     if args.bandwidth_gbs is not None and args.bandwidth_gbs <= 0:
         raise UserError("--bandwidth-gbs must be a positive number of GB/s")
@@ -74,7 +71,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from .validity import check_run, verdict_lines
+    from ..results.validity import check_run, verdict_lines
 
     verdict = check_run(args.run_dir)
     if args.json:
@@ -84,24 +81,3 @@ def _cmd_check(args: argparse.Namespace) -> int:
         for note in verdict.notes:
             print(f"  ok: {note}")
     return 0 if verdict.valid else 1
-
-
-class VerdictPrinter:
-    """Prints the run's check when it finishes; it must come after the store in the fan-out
-    (the store has then committed the run's final status)."""
-
-    def __init__(self, stream: TextIO | None = None) -> None:
-        self.stream = stream or sys.stdout
-        self.run_dir: str | None = None
-
-    def emit(self, event: Event) -> None:
-        if isinstance(event, RunStarted):
-            self.run_dir = event.run_dir
-        elif isinstance(event, RunFinished) and self.run_dir:
-            from .validity import check_run, verdict_lines
-
-            try:
-                lines = verdict_lines(check_run(self.run_dir))
-            except Exception as exc:  # noqa: BLE001 - a failed check must not fail the run
-                lines = [f"check not made: {exc}"]
-            print("\n".join(lines), file=self.stream, flush=True)

@@ -1,0 +1,93 @@
+"""`edgeagent run`: the agent live over a task suite, on the dashboard or as console lines."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..errors import UserError
+from .common import (
+    ENDPOINT_KEYS,
+    ENGINE_KEYS,
+    METER_KEYS,
+    SPEC_KEYS,
+    StopFlag,
+    add_endpoint_flags,
+    add_engine_flags,
+    add_meter_flags,
+    add_spec_flags,
+    overrides,
+)
+
+RUN_KEYS = ("suite", "tasks", "out", "max_steps", "max_context_tokens", "max_new_tokens",
+            "wall_s", "baseline_s", "retrieval")
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "run",
+        help="run the agent live over a task suite and record every step",
+        description="Run the coding agent over a suite with a local GGUF model; with no "
+        "arguments: the smoke suite and the default model (pulled on first use).",
+    )
+    p.add_argument("--config", type=Path, help="YAML file of run settings (CLI flags win)")
+    p.add_argument("--suite", help="bundled suite name (smoke) or a suite directory")
+    p.add_argument("--task", dest="tasks", action="append", metavar="ID",
+                   help="run only this task (repeatable)")
+    p.add_argument("--out", help="directory that receives the run directory (default runs/)")
+    p.add_argument("--max-steps", type=int, help="step limit per task (default: the task's)")
+    p.add_argument("--max-context-tokens", type=int, help="context limit per task")
+    p.add_argument("--max-new-tokens", type=int, help="generation budget per step")
+    p.add_argument("--wall-s", type=float, help="wall-time limit per task, seconds")
+    add_engine_flags(p)
+    add_meter_flags(p)
+    p.add_argument("--baseline-s", type=float, metavar="SECONDS",
+                   help="measure idle power this long before the first task, for net energy")
+    p.add_argument("--retrieval", action="store_true", default=None,
+                   help="offer the search_code tool (embeddings + BM25; needs the "
+                   "[retrieval] extra)")
+    p.add_argument("--json", action="store_true", help="print JSON events instead of lines")
+    p.add_argument("--resume", type=Path, metavar="RUN_DIR",
+                   help="continue an interrupted run: finished tasks are kept, unfinished "
+                        "ones restart as a new attempt")
+    add_spec_flags(p)
+    p.add_argument("--headless", action="store_true",
+                   help="print one line per step instead of opening the dashboard (the "
+                   "default when stdout is not a terminal)")
+    add_endpoint_flags(p)
+    p.set_defaults(func=run_command)
+
+
+def run_command(args: argparse.Namespace) -> int:
+    from ..config import load_config
+    from ..console import ConsolePrinter, JsonPrinter, VerdictPrinter
+    from ..run import execute_run
+
+    given = overrides(args, *ENGINE_KEYS, *RUN_KEYS, *METER_KEYS, *SPEC_KEYS, *ENDPOINT_KEYS)
+    resume_dir = args.resume
+    if resume_dir is not None:
+        from ..results.resume import resume_config
+
+        if args.config is not None:
+            raise UserError("--resume uses the run's own config.yaml; drop --config")
+        config = resume_config(resume_dir, given)
+    else:
+        config = load_config(args.config, given)
+    from ..tui.launch import run_in_tui, use_tui
+
+    if use_tui(headless=args.headless, json=args.json):
+        return run_in_tui(config, resume_dir=resume_dir)
+    printer = JsonPrinter() if args.json else ConsolePrinter()
+    # the MLPerf-style check, printed before the summary lines (on stderr with --json)
+    verdict = VerdictPrinter(sys.stderr if args.json else None)
+    stop = StopFlag()
+    stop.install()
+    try:
+        result = execute_run(config, sinks=[verdict, printer], stop_requested=stop,
+                             progress=not args.json, resume_dir=resume_dir)
+    except KeyboardInterrupt:
+        print("aborted; the steps completed so far are kept in the run directory",
+              file=sys.stderr)
+        return stop.exit_code
+    return stop.exit_code if result.status == "interrupted" else 0

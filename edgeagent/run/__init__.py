@@ -1,0 +1,13 @@
+"""Runs: what live runs and replays share (session.py: the run directory's store, the meter,
+the step collector, provenance and the end of a run), the live runner (runner.py) and the
+teacher-forced replay driver (replay.py)."""
+
+from ..exports import lazy_exports
+
+__all__, __getattr__ = lazy_exports(__name__, {
+    "runner": ("RunResult", "execute_run", "preflight", "run_task"),
+    "replay": ("ReplayResult", "ReplaySource", "SandboxExecutor", "default_dataset",
+               "execute_replay"),
+    "session": ("RunSession", "StepCollector", "build_provenance", "check_out_writable",
+                "sample_interval"),
+})

@@ -1,0 +1,223 @@
+"""A live run: check the tasks, load the engine, open the session (store and meter), then for
+each task run the agent loop in a fresh workspace, grade it with the hidden tests and record
+it."""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..agent.loop import AgentLimits, LoopResult, run_agent
+from ..config import (
+    DEFAULT_COMMAND_TIMEOUT_S,
+    DEFAULT_WALL_S,
+    RunConfig,
+    effective_max_steps,
+)
+from ..engine.base import Engine
+from ..engine.build import EngineFactory, build_engine
+from ..errors import SuiteError
+from ..events import EventSink, RunStarted, StepRecord, TaskRecord
+from ..meter.attribution import phase_joules, sum_joules, task_energy
+from ..results.resume import plan_resume
+from ..results.store import make_run_dir
+from ..sandbox.process import ProcessLimits, run_command
+from ..sandbox.tools import Toolbox
+from ..sandbox.workspace import Workspace
+from ..suite import Grade, Task, grade, load_suite, select_tasks
+from .session import RunSession, StepCollector, build_provenance, check_out_writable
+
+# exit codes of a shell that could not start the command at all
+_CANNOT_RUN = {126, 127}
+
+
+@dataclass(frozen=True)
+class RunResult:
+    run_dir: Path
+    status: str
+    tasks: tuple[TaskRecord, ...]
+
+
+def _process_limits(task: Task, config: RunConfig) -> ProcessLimits:
+    timeout = config.command_timeout_s or task.limits.command_timeout_s or DEFAULT_COMMAND_TIMEOUT_S
+    return ProcessLimits(timeout_s=timeout)
+
+
+def preflight(tasks: Sequence[Task], config: RunConfig) -> None:
+    """Fail before loading a model when a task's visible tests cannot even start."""
+    for task in tasks:
+        with Workspace.create(task.repo_dir) as ws:
+            result = run_command(task.test_command, ws.root, _process_limits(task, config))
+        if result.exit_code in _CANNOT_RUN or result.timed_out:
+            why = "timed out" if result.timed_out else f"exit code {result.exit_code}"
+            last = result.output.strip().splitlines()[-1:] or [""]
+            raise SuiteError(
+                f"{task.dir / 'task.yaml'}: test_command `{task.test_command}` cannot run "
+                f"({why}: {last[0][:200]}); fix the command or install what it needs"
+            )
+
+
+def _task_record(
+    task: Task, attempt: int, loop: LoopResult, graded: Grade | None, steps: list[StepRecord],
+    wall_ms: float, error: str | None,
+) -> TaskRecord:
+    energy, reason = task_energy(steps)
+    if error is not None:
+        outcome = "error"
+    else:
+        outcome = "resolved" if graded is not None and graded.resolved else "unresolved"
+    return TaskRecord(
+        task_id=task.id,
+        attempt=attempt,
+        outcome=outcome,
+        termination=loop.termination,
+        steps=len(steps),
+        wall_ms=wall_ms,
+        context_tokens_final=loop.final_context_tokens,
+        prefill_tokens=sum(s.prefill_tokens for s in steps),
+        decoded_tokens=sum(s.decoded_tokens for s in steps),
+        reused_tokens=sum(s.reused_tokens for s in steps),
+        prefill_ms=sum(s.prefill_ms for s in steps),
+        decode_ms=sum(s.decode_ms for s in steps),
+        tool_ms=sum(s.tool_ms for s in steps),
+        format_errors=sum(1 for s in steps if s.format_error),
+        energy_j=energy,
+        energy_null_reason=reason,
+        grading_output=graded.output[-4000:] if graded else "not graded: " + loop.termination,
+        error=error,
+        energy_prefill_j=phase_joules(steps, "prefill"),
+        energy_decode_j=phase_joules(steps, "decode"),
+        energy_tool_j=phase_joules(steps, "tool"),
+        energy_other_j=phase_joules(steps, "other"),
+        average_w=energy / (wall_ms / 1000) if energy is not None and wall_ms > 0 else None,
+        **_retrieval_totals(steps),
+    )
+
+
+def _retrieval_totals(steps: Sequence[StepRecord]) -> dict[str, Any]:
+    searched = [s for s in steps if s.t_retrieval_start_ns is not None]
+    return {
+        "retrieval_calls": len(searched),
+        "retrieval_index_ms": sum(s.retrieval_index_ms or 0.0 for s in searched)
+        if searched else None,
+        "energy_retrieval_j": sum_joules([s.energy_retrieval.joules for s in searched])
+        if searched else None,
+    }
+
+
+def run_task(
+    task: Task,
+    attempt: int,
+    config: RunConfig,
+    engine: Engine,
+    sink: EventSink,
+    stop_requested: Callable[[], bool | str],
+    collector: StepCollector,
+    retrieval: Any = None,  # a RetrievalService: the task's toolbox offers search_code
+) -> TaskRecord:
+    """`collector` must sit downstream of `sink`'s metering, so task totals see energies."""
+    collector.steps.clear()
+    limits = AgentLimits(
+        max_steps=effective_max_steps(config, task.limits.max_steps),
+        max_context_tokens=config.max_context_tokens,
+        wall_s=config.wall_s or task.limits.wall_s or DEFAULT_WALL_S,
+        max_format_errors=config.max_format_errors,
+        max_new_tokens=config.max_new_tokens,
+        observation_tokens=config.observation_tokens,
+        use_grammar=config.grammar,
+    )
+    process_limits = _process_limits(task, config)
+    t0 = time.monotonic_ns()
+    error: str | None = None
+    graded: Grade | None = None
+    with Workspace.create(task.repo_dir) as ws:
+        retriever = retrieval.retriever(ws.root) if retrieval is not None else None
+        try:
+            loop = run_agent(
+                task_id=task.id, attempt=attempt, title=task.title, issue=task.issue,
+                engine=engine,
+                toolbox=Toolbox(ws, task.test_command, process_limits, retriever=retriever),
+                sink=sink, limits=limits, stop_requested=stop_requested,
+            )
+        finally:
+            if retriever is not None:
+                retriever.close()
+        if loop.termination == "engine_error":
+            error = loop.detail
+        elif loop.termination not in ("interrupted", "skipped"):
+            # hidden tests are copied in only now, after submit or a limit
+            graded = grade(task, ws, process_limits)
+    record = _task_record(
+        task, attempt, loop, graded, collector.steps, (time.monotonic_ns() - t0) / 1e6, error
+    )
+    sink.emit(record)
+    return collector.tasks[-1]  # the record with the task's metered energy
+
+
+def _run_label(suite: str, model: str) -> str:
+    model_label = Path(model).stem if "/" in model or model.endswith(".gguf") else model
+    return f"{Path(suite).name}-{model_label}"[:80]
+
+
+def execute_run(
+    config: RunConfig,
+    *,
+    sinks: Sequence[EventSink] = (),
+    stop_requested: Callable[[], bool | str] = lambda: False,
+    progress: bool = True,
+    engine_factory: EngineFactory | None = None,
+    resume_dir: Path | None = None,
+) -> RunResult:
+    """`resume_dir`: continue that interrupted run (policy in results/resume.py)."""
+    suite = load_suite(config.suite)
+    tasks = select_tasks(suite, config.tasks)
+    out = Path(config.out)
+    check_out_writable(out)
+    preflight(tasks, config)
+    retrieval = _retrieval_service(config)
+    model, engine = build_engine(config, progress=progress, engine_factory=engine_factory)
+    plan = plan_resume(resume_dir) if resume_dir is not None else None
+    if plan is None:
+        run_dir = make_run_dir(out, _run_label(suite.name, model.name or str(model.path)))
+    else:
+        run_dir = plan.run_dir
+    session = RunSession.open(config, run_dir, config.to_dict(), sinks, resume=plan)
+    records: list[TaskRecord] = []
+    status = "failed"
+    session.start()
+    try:
+        provenance = build_provenance(config, model, engine, session.power)
+        if retrieval is not None:
+            provenance["retrieval"] = retrieval.provenance()
+        session.emit(
+            RunStarted(run_dir.name, str(run_dir), suite.name, tuple(t.id for t in tasks),
+                       provenance)
+        )
+        for task in tasks:
+            if stop_requested():
+                break
+            if plan is not None and task.id in plan.done:
+                records.append(plan.done[task.id])  # finished before the run stopped: kept
+                continue
+            attempt = plan.next_attempt.get(task.id, 0) if plan is not None else 0
+            records.append(run_task(task, attempt, config, engine, session.sink,
+                                    stop_requested, session.collector, retrieval))
+        status = "interrupted" if stop_requested() else "complete"
+    except KeyboardInterrupt:
+        status = "interrupted"
+        raise
+    finally:
+        session.finish(engine, status, records)
+    return RunResult(run_dir, status, tuple(records))
+
+
+def _retrieval_service(config: RunConfig) -> Any:
+    """The run's retrieval service when config.retrieval is on, checked before the model
+    loads; None when off."""
+    if not config.retrieval:
+        return None
+    from ..retrieval.run import service_for_run
+
+    return service_for_run(config)
