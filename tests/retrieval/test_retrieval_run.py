@@ -12,7 +12,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+import paths
 import pytest
+from paths import ROOT
 
 from edgeagent.cli import main
 from edgeagent.config import RunConfig
@@ -22,7 +24,7 @@ from edgeagent.run import execute_run
 
 pytestmark = pytest.mark.skipif(unavailable_reason() is not None, reason=str(unavailable_reason()))
 
-FIXTURES = Path(__file__).parent / "fixtures" / "sysfs"
+FIXTURES = paths.FIXTURES / "sysfs"
 WATTS = 4.11312  # tests/fixtures/sysfs/hwmon/sbc: power1_input = 4113120 µW
 
 # fix-add's oracle with a search step first: the evidence-gathering step under test
@@ -141,7 +143,7 @@ def test_oracle_with_a_search_step_validates(tmp_path: Path) -> None:
     from edgeagent.suite import load_suite, validate_task
 
     suite_dir = tmp_path / "suite"
-    shutil.copytree(Path(__file__).parents[1] / "tasks" / "smoke" / "fix-add",
+    shutil.copytree(ROOT / "tasks" / "smoke" / "fix-add",
                     suite_dir / "fix-add")
     oracle = suite_dir / "fix-add" / "oracle.yaml"
     oracle.write_text("- tool: search_code\n  args: {query: add two numbers}\n"
@@ -154,7 +156,7 @@ def test_oracle_with_a_search_step_validates(tmp_path: Path) -> None:
 def test_index_command_reports_times_and_hits(tmp_path: Path, monkeypatch,
                                               capsys: pytest.CaptureFixture) -> None:
     monkeypatch.setenv("EDGEAGENT_INDEX_DIR", str(tmp_path / "indexes"))
-    repo = Path(__file__).parents[1] / "tasks" / "smoke" / "fix-add" / "repo"
+    repo = ROOT / "tasks" / "smoke" / "fix-add" / "repo"
     args = ["index", str(repo), "--query", "multiply numbers", "--k", "2", "--json",
             "--threads", "1"]
     assert main(args) == 0

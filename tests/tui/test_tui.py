@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from paths import FIXTURES
 
 from edgeagent import cli
 from edgeagent.config import RunConfig, load_config
@@ -40,7 +41,7 @@ from edgeagent.tui.view import ViewApp
 from edgeagent.tui.widgets import STATUS, TaskTable, fmt_j, fmt_s
 
 SMOKE_IDS = ("fix-add", "fix-shout", "fix-sum-to")
-SBC = Path(__file__).parent / "fixtures" / "sysfs" / "hwmon" / "sbc"  # a 4.113 W sensor
+SBC = FIXTURES / "sysfs" / "hwmon" / "sbc"  # a 4.113 W sensor
 
 
 def tiny_config(model: Path, out: Path, **extra: Any) -> RunConfig:

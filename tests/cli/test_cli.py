@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from paths import ROOT
 
 from edgeagent import __version__, cli
 from edgeagent.models import DEFAULT_MODEL, KNOWN_MODELS
@@ -341,7 +342,7 @@ def test_a_reader_that_goes_away_ends_the_output_quietly() -> None:
         done = subprocess.run(
             [sys.executable, "-m", "edgeagent.cli", "tasks", "list", "core", "--no-context"],
             stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=60,
-            cwd=Path(__file__).resolve().parents[1],
+            cwd=ROOT,
         )
     finally:
         os.close(write_end)

@@ -5,13 +5,14 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import paths
 import pytest
 
 from edgeagent.meter.energy import PowerSource
 from edgeagent.meter.sources import battery
 from edgeagent.meter.sources.base import Unavailable
 
-FIXTURES = Path(__file__).parent / "fixtures" / "sysfs" / "battery"
+FIXTURES = paths.FIXTURES / "sysfs" / "battery"
 BAT0 = "sys/class/power_supply/BAT0"
 
 

@@ -7,11 +7,12 @@ import json
 import sqlite3
 from pathlib import Path
 
+import paths
 import pytest
 
 from edgeagent.cli import main
 
-FIXTURES = Path(__file__).parent / "fixtures" / "sysfs"
+FIXTURES = paths.FIXTURES / "sysfs"
 WATTS = 4.11312  # tests/fixtures/sysfs/hwmon/sbc: power1_input = 4113120 µW
 
 

@@ -12,13 +12,13 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from paths import ROOT
 
 from edgeagent import cli
 from edgeagent.errors import SuiteError
 from edgeagent.sandbox.process import ProcessLimits
 from edgeagent.suite import TASK_KINDS, TIERS, load_suite, validate_task
 
-ROOT = Path(__file__).resolve().parent.parent
 LIMITS = ProcessLimits(timeout_s=20.0)
 
 CODE = "def double(x):\n    return x + x\n\n\ndef triple(x):\n    return x * 2\n"

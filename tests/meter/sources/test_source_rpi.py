@@ -11,13 +11,14 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
+import paths
 import pytest
 
 from edgeagent.meter.energy import PowerSource, read_source
 from edgeagent.meter.sources import rpi
 from edgeagent.meter.sources.base import Unavailable
 
-FIXTURES = Path(__file__).parent / "fixtures" / "commands"
+FIXTURES = paths.FIXTURES / "commands"
 PI5 = (FIXTURES / "vcgencmd_pmic_read_adc_pi5.txt").read_text()
 PI4 = (FIXTURES / "vcgencmd_pmic_read_adc_pi4.txt").read_text()
 

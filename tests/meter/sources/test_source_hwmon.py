@@ -15,6 +15,7 @@ import os
 import shutil
 from pathlib import Path
 
+import paths
 import pytest
 
 from edgeagent.meter.energy import (
@@ -27,7 +28,7 @@ from edgeagent.meter.energy import (
 from edgeagent.meter.sources import choose_total, hwmon
 from edgeagent.meter.sources.base import SCOPES, Discovery, Unavailable
 
-FIXTURES = Path(__file__).parent / "fixtures" / "sysfs" / "hwmon"
+FIXTURES = paths.FIXTURES / "sysfs" / "hwmon"
 S = 1_000_000_000
 
 DGPU = Path("sys/devices/pci0000:00/0000:00:01.1/0000:03:00.0/hwmon/hwmon1")

@@ -15,7 +15,9 @@ import sqlite3
 import time
 from pathlib import Path
 
+import paths
 import pytest
+from paths import ROOT
 
 from edgeagent import cli
 from edgeagent.config import load_config
@@ -65,7 +67,7 @@ def test_default_workload_replays_every_turn(smoke_replay) -> None:
     run_dir, text = smoke_replay
     summary = json.loads((run_dir / SUMMARY_FILE).read_text())
     expected = sum(c.assistant_turns for c in load_dataset(
-        Path(__file__).resolve().parents[1] / "tasks" / "replay" / "smoke.jsonl")[:2])
+        ROOT / "tasks" / "replay" / "smoke.jsonl")[:2])
     assert summary["turns_total"] == summary["turns_completed"] == expected
     assert summary["turns_dropped"] == 0 and summary["valid"] and summary["result"] == "VALID"
     for key in ("latency_ms", "ttft_ms", "tpot_ms", "isl_tokens", "osl_tokens"):
@@ -224,7 +226,7 @@ def test_reexecute_needs_a_run(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert "--from-run" in capsys.readouterr().err
 
 
-FIXTURES = Path(__file__).parent / "fixtures" / "sysfs"
+FIXTURES = paths.FIXTURES / "sysfs"
 WATTS = 4.11312  # tests/fixtures/sysfs/hwmon/sbc: power1_input = 4113120 µW
 
 

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from paths import ROOT
 
 from edgeagent.agent.actions import Action, action_grammar, parse_action
 from edgeagent.engine.base import ContextOverflow, EngineError, Generation, Message
@@ -363,7 +364,7 @@ def test_count_tokens_grows_with_the_text(engine: LlamaCppEngine) -> None:
 
 
 def _tiny_model_shape() -> object:
-    tool = Path(__file__).resolve().parents[1] / "tools" / "make_tiny_model.py"
+    tool = ROOT / "tools" / "make_tiny_model.py"
     spec = importlib.util.spec_from_file_location("make_tiny_model_shape", tool)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

@@ -5,13 +5,14 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import paths
 import pytest
 
 from edgeagent.meter.energy import PowerSource
 from edgeagent.meter.sources import jetson
 from edgeagent.meter.sources.base import SCOPES, Unavailable
 
-FIXTURES = Path(__file__).parent / "fixtures" / "sysfs" / "jetson"
+FIXTURES = paths.FIXTURES / "sysfs" / "jetson"
 
 NANO_IIO = "sys/bus/i2c/drivers/ina3221x/6-0040/iio:device0"
 AGX_I2C = "sys/devices/platform/c240000.i2c/i2c-1"

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from paths import ROOT
 
 from edgeagent.agent.actions import action_grammar
 from edgeagent.config import load_config
@@ -39,7 +40,7 @@ PROMPTS = [
 
 
 def _load_tool():
-    tool = Path(__file__).resolve().parents[1] / "tools" / "make_tiny_model.py"
+    tool = ROOT / "tools" / "make_tiny_model.py"
     spec = importlib.util.spec_from_file_location("make_tiny_model_spec", tool)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

@@ -14,6 +14,7 @@ import os
 import shutil
 from pathlib import Path
 
+import paths
 import pytest
 
 from edgeagent.meter.energy import (
@@ -26,7 +27,7 @@ from edgeagent.meter.energy import (
 from edgeagent.meter.sources import rapl
 from edgeagent.meter.sources.base import SCOPES, Discovery, Unavailable
 
-FIXTURES = Path(__file__).parent / "fixtures" / "sysfs" / "rapl"
+FIXTURES = paths.FIXTURES / "sysfs" / "rapl"
 NESTED = Path("sys/devices/virtual/powercap")
 S = 1_000_000_000  # ns per second
 

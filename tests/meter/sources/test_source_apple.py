@@ -13,6 +13,7 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
+import paths
 import pytest
 
 from edgeagent.meter.energy import PowerSource, read_source
@@ -20,7 +21,7 @@ from edgeagent.meter.sources import apple
 from edgeagent.meter.sources.apple import PowermetricsReading, parse_powermetrics
 from edgeagent.meter.sources.base import SCOPES, Unavailable
 
-FIXTURES = Path(__file__).parent / "fixtures" / "commands"
+FIXTURES = paths.FIXTURES / "commands"
 MACOS12 = (FIXTURES / "powermetrics_macos12_m1.txt").read_text()
 MACOS13 = (FIXTURES / "powermetrics_macos13_m2.txt").read_text()
 MACOS13_GPU = (FIXTURES / "powermetrics_macos13_gpu_sampler.txt").read_text()

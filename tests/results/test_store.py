@@ -10,6 +10,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from paths import TESTS
 
 from edgeagent import cli
 from edgeagent.errors import StoreError
@@ -76,7 +77,7 @@ _CRASH_SCRIPT = textwrap.dedent(
     import os, signal, sys
     from pathlib import Path
 
-    sys.path.insert(0, {tests_dir!r})
+    sys.path[:0] = [{here!r}, {tests_dir!r}]  # this file's folder, and tests/ (paths.py)
     from test_store import N_STEPS, TASK, make_step
     from edgeagent.events import RunStarted, TaskStarted
     from edgeagent.results.store import RunStore
@@ -97,7 +98,7 @@ _CRASH_SCRIPT = textwrap.dedent(
 def crashed_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tmp = tmp_path_factory.mktemp("crash")
     script = tmp / "crash.py"
-    script.write_text(_CRASH_SCRIPT.format(tests_dir=str(Path(__file__).parent)))
+    script.write_text(_CRASH_SCRIPT.format(here=str(Path(__file__).parent), tests_dir=str(TESTS)))
     run_dir = tmp / "run"
     proc = subprocess.run(
         [sys.executable, str(script), str(run_dir)], capture_output=True, text=True, timeout=60

@@ -8,12 +8,13 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import paths
 import pytest
 
 from edgeagent.meter.host import HostReader
 from edgeagent.meter.sampler import Sampler
 
-FIXTURES = Path(__file__).parent / "fixtures" / "sysfs"
+FIXTURES = paths.FIXTURES / "sysfs"
 
 
 def _tree(tmp_path: Path, rel: str) -> Path:
