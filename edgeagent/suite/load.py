@@ -44,6 +44,8 @@ _REQUIRED_KEYS = {
 _OPTIONAL_KEYS = ("limits", "tags", "tier", "fail_to_pass", "pass_to_pass")
 _LIMIT_KEYS = ("max_steps", "wall_s", "command_timeout_s", "test_timeout_s")
 _SUITE_KEYS = ("description", "strict")
+# Not a suite: the checkout's tasks/generators/ (scripts that write large task repositories).
+GENERATORS_DIR = "generators"
 # A unittest id: dotted module path, optional class, test method (tests_hidden.test_x.T.test_y).
 _TEST_ID = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$")
 
@@ -64,10 +66,12 @@ def bundled_suite_names() -> tuple[str, ...]:
     root = suites_root()
     if not root.is_dir():
         return ()
-    # tasks/replay/ holds replay datasets (JSONL files), not task directories
+    # tasks/replay/ holds replay datasets (JSONL files), not task directories; the checkout's
+    # tasks/generators/ holds the code that writes some task repositories (not in the wheel)
     return tuple(sorted(
         p.name for p in root.iterdir()
-        if p.is_dir() and _is_visible(p) and any(d.is_dir() for d in p.iterdir())
+        if p.is_dir() and _is_visible(p) and p.name != GENERATORS_DIR
+        and any(d.is_dir() for d in p.iterdir())
     ))
 
 
