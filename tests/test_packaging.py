@@ -85,3 +85,12 @@ def test_jetson_dockerfile_passes_hadolint() -> None:
     exe = shutil.which("hadolint") or str(Path(sys.executable).parent / "hadolint")
     proc = subprocess.run([exe, str(DOCKERFILE)], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_wheel_ships_every_bundled_suite_and_no_generator() -> None:
+    tomllib = pytest.importorskip("tomllib")
+    config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    forced = config["tool"]["hatch"]["build"]["targets"]["wheel"]["force-include"]
+    tasks = sorted(p.name for p in (REPO / "tasks").iterdir() if p.is_dir())
+    assert forced == {f"tasks/{name}": f"edgeagent/_tasks/{name}"
+                      for name in tasks if name != "generators"}

@@ -23,7 +23,7 @@ from ..suite import (
     select_tasks,
     validate_task,
 )
-from ..task_context import (
+from ..suite.context import (
     ContextEstimate,
     EstimatorFactory,
     load_cached,

@@ -347,9 +347,10 @@ def test_a_core_task_validates(capsys: pytest.CaptureFixture[str]) -> None:
 def test_converter_writes_a_valid_suite(tmp_path: Path) -> None:
     out = tmp_path / "ext"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
+    generators = ROOT / "tasks" / "generators"
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "tools" / "convert_external_suite.py"),
-         str(ROOT / "tools" / "example_external_suite"), str(out)],
+        [sys.executable, str(generators / "convert_external_suite.py"),
+         str(generators / "example_external_suite"), str(out)],
         capture_output=True, text=True, env=env, timeout=120,
     )
     assert proc.returncode == 0, proc.stderr

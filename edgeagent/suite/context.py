@@ -18,12 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .agent import prompt
-from .engine.base import Message
-from .engine.chat_template import CHATML_TEMPLATE, ChatTemplate
-from .engine.llamacpp_ops import truncate_head_tail
-from .sandbox.tools import TOOL_SPECS, ToolResult
-from .suite import ContextProbe, Task
+from ..agent import prompt
+from ..engine.base import Message
+from ..engine.chat_template import CHATML_TEMPLATE, ChatTemplate
+from ..engine.llamacpp_ops import truncate_head_tail
+from ..sandbox.tools import TOOL_SPECS, ToolResult
+from .schema import Task
+from .validate import ContextProbe
 
 # The agent loop's default observation budget (AgentLimits.observation_tokens).
 OBSERVATION_TOKENS = 1024
@@ -78,7 +79,7 @@ class Tokenizer:
 
 def default_tokenizer_path() -> tuple[Path | None, str | None]:
     """The default model's GGUF if present (never downloaded here), else None and why."""
-    from .models import DEFAULT_MODEL, KNOWN_MODELS, models_dir
+    from ..models import DEFAULT_MODEL, KNOWN_MODELS, models_dir
 
     path = models_dir() / KNOWN_MODELS[DEFAULT_MODEL].filename
     if path.is_file():

@@ -1,6 +1,6 @@
 """Convert a folder of buggy programs with unittest/pytest tests into an edgeagent suite.
 
-Input layout (see tools/example_external_suite/README.md):
+Input layout (see tasks/generators/example_external_suite/README.md):
 
     programs/<name>.py   fixed/<name>.py   tests/test_<name>.py   descriptions/<name>.md
 
@@ -10,7 +10,7 @@ oracle that reads the program, writes the fixed version, runs the tests and subm
 FAIL_TO_PASS and PASS_TO_PASS lists are measured, not guessed: every test id is run against
 the buggy and the fixed program, exactly as `edgeagent tasks validate` will run them.
 
-    python tools/convert_external_suite.py SRC OUT [--prefix ext-]
+    python tasks/generators/convert_external_suite.py SRC OUT [--prefix ext-]
 """
 
 from __future__ import annotations
@@ -138,7 +138,10 @@ def convert_one(src: Path, name: str, out: Path, prefix: str) -> str:
 
 def convert(src: Path, out: Path, prefix: str = "ext-") -> list[str]:
     if not (src / "programs").is_dir():
-        sys.exit(f"{src}: no programs/ directory (see tools/example_external_suite/README.md)")
+        sys.exit(
+            f"{src}: no programs/ directory"
+            " (see tasks/generators/example_external_suite/README.md)"
+        )
     if out.exists() and any(out.iterdir()):
         sys.exit(f"{out}: exists and is not empty (give a new directory)")
     out.mkdir(parents=True, exist_ok=True)

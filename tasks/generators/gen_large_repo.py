@@ -4,10 +4,10 @@ The hard tasks need repositories of ~60-120 files / 8k-15k lines, so that an age
 (grep, list_dir) before it reads. Writing those by hand would take days; this script writes
 the repetitive layers from templates (one model, repository, service, CSV serializer and report
 per entity, plus a test module) around hand-written core modules, and the task-specific
-modules (where each task's bug lives) come from tools/large_repo_parts/<domain>/. Its output
-is committed under tasks/core/<id>/repo/; rerun it to regenerate:
+modules (where each task's bug lives) come from tasks/generators/large_repo_parts/<domain>/.
+Its output is committed under tasks/core/<id>/repo/; rerun it to regenerate:
 
-    python tools/gen_large_repo.py DOMAIN OUT_DIR
+    python tasks/generators/gen_large_repo.py DOMAIN OUT_DIR
 
 Deterministic: the same domain always gives byte-identical files.
 """
@@ -937,7 +937,9 @@ def main() -> None:
     parser.add_argument("domain", choices=sorted(DOMAINS))
     parser.add_argument("out", type=Path, help="the task's repo/ directory (replaced)")
     parser.add_argument("--entities", type=int, help="only the first N entities")
-    parser.add_argument("--overlay", help="apply tools/large_repo_parts/overlays/NAME last")
+    parser.add_argument(
+        "--overlay", help="apply tasks/generators/large_repo_parts/overlays/NAME last"
+    )
     args = parser.parse_args()
     write_repo(args.domain, args.out, args.entities, args.overlay)
 

@@ -8,7 +8,7 @@ tasks' issues are about is written by hand below. Each task gets the correct cod
 issue's defect put back in by exact string replacements, which the oracle undoes.
 
 Deterministic: no clock, no randomness. Usage:
-    python tools/gen_core_b_fleetops.py [TASKS_CORE_DIR]   (default: tasks/core)
+    python tasks/generators/gen_core_b_fleetops.py [TASKS_CORE_DIR]   (default: tasks/core)
 It rewrites only the repo/ directories of the three tasks; task.yaml, oracle.yaml and the
 hidden tests are written by hand.
 """

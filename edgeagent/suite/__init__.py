@@ -1,0 +1,93 @@
+"""Benchmark suites as data: task.yaml schema, discovery, hidden-test grading, oracle validation.
+
+A suite is a directory of task directories, each holding `task.yaml`, `repo/` (what the agent
+starts from), `hidden_tests/` (copied in only for grading, so the agent never sees them) and,
+optionally, `oracle.yaml` (a reference solution replayed through the real tools to prove the
+task is solvable and the hidden tests discriminate).
+
+    schema.py       the records (Task, Suite, Grade, ...) and the file names and limits they use
+    load.py         bundled suites, suite.yaml / task.yaml / oracle.yaml -> records, select_tasks
+    grading.py      hidden tests by command or by unittest id (run_test_ids), grade
+    test_runner.py  the stdlib-only id runner the sandboxed interpreter runs (as `python -c`)
+    validate.py     validate_task: fails before, passes after the oracle; ContextProbe
+    context.py      how large the context grows along an oracle, with the model's tokenizer
+"""
+
+from .context import (
+    OBSERVATION_TOKENS,
+    ContextEstimate,
+    ContextEstimator,
+    EstimatorFactory,
+    Tokenizer,
+    action_text,
+    cache_dir,
+    default_tokenizer_path,
+    load_cached,
+    store_cached,
+    task_fingerprint,
+)
+from .grading import grade, run_test_ids
+from .load import bundled_suite_names, load_oracle, load_suite, select_tasks, suites_root
+from .schema import (
+    DEFAULT_COMMAND_TIMEOUT_S,
+    DEFAULT_TEST_TIMEOUT_S,
+    HIDDEN_TESTS_DIR,
+    ORACLE_FILE,
+    REPO_DIR,
+    SUITE_FILE,
+    TASK_FILE,
+    TASK_KINDS,
+    TIERS,
+    Grade,
+    OracleStep,
+    Suite,
+    Task,
+    TaskLimits,
+    TestOutcome,
+    ValidationResult,
+)
+from .validate import ContextProbe, validate_task
+
+__all__ = [
+    # schema
+    "DEFAULT_COMMAND_TIMEOUT_S",
+    "DEFAULT_TEST_TIMEOUT_S",
+    "HIDDEN_TESTS_DIR",
+    "ORACLE_FILE",
+    "REPO_DIR",
+    "SUITE_FILE",
+    "TASK_FILE",
+    "TASK_KINDS",
+    "TIERS",
+    "Grade",
+    "OracleStep",
+    "Suite",
+    "Task",
+    "TaskLimits",
+    "TestOutcome",
+    "ValidationResult",
+    # load
+    "bundled_suite_names",
+    "load_oracle",
+    "load_suite",
+    "select_tasks",
+    "suites_root",
+    # grading
+    "grade",
+    "run_test_ids",
+    # validate
+    "ContextProbe",
+    "validate_task",
+    # context
+    "OBSERVATION_TOKENS",
+    "ContextEstimate",
+    "ContextEstimator",
+    "EstimatorFactory",
+    "Tokenizer",
+    "action_text",
+    "cache_dir",
+    "default_tokenizer_path",
+    "load_cached",
+    "store_cached",
+    "task_fingerprint",
+]
