@@ -11,6 +11,7 @@ task is solvable and the hidden tests discriminate).
     test_runner.py  the stdlib-only id runner the sandboxed interpreter runs (as `python -c`)
     validate.py     validate_task: fails before, passes after the oracle; ContextProbe
     context.py      how large the context grows along an oracle, with the model's tokenizer
+    describe.py     a task described for `edgeagent tasks`: repo size, oracle, context; SUITE/ID
 """
 
 from .context import (
@@ -25,6 +26,14 @@ from .context import (
     load_cached,
     store_cached,
     task_fingerprint,
+)
+from .describe import (
+    TaskSize,
+    estimate_context,
+    find_task,
+    repo_size,
+    task_limits,
+    task_row,
 )
 from .grading import grade, run_test_ids
 from .load import bundled_suite_names, load_oracle, load_suite, select_tasks, suites_root
@@ -49,6 +58,13 @@ from .schema import (
 from .validate import ContextProbe, validate_task
 
 __all__ = [
+    # describe
+    "TaskSize",
+    "estimate_context",
+    "find_task",
+    "repo_size",
+    "task_limits",
+    "task_row",
     # schema
     "DEFAULT_COMMAND_TIMEOUT_S",
     "DEFAULT_TEST_TIMEOUT_S",
