@@ -184,10 +184,7 @@ def execute_run(
     else:
         run_dir = plan.run_dir
     session = RunSession.open(config, run_dir, config.to_dict(), sinks, resume=plan)
-    records: list[TaskRecord] = []
-    status = "failed"
-    session.start()
-    try:
+    with session.recording(engine, stop_requested) as records:
         provenance = build_provenance(config, model, engine, session.power)
         if retrieval is not None:
             provenance["retrieval"] = retrieval.provenance()
@@ -204,13 +201,7 @@ def execute_run(
             attempt = plan.next_attempt.get(task.id, 0) if plan is not None else 0
             records.append(run_task(task, attempt, config, engine, session.sink,
                                     stop_requested, session.collector, retrieval))
-        status = "interrupted" if stop_requested() else "complete"
-    except KeyboardInterrupt:
-        status = "interrupted"
-        raise
-    finally:
-        session.finish(engine, status, records)
-    return RunResult(run_dir, status, tuple(records))
+    return RunResult(run_dir, session.status, tuple(records))
 
 
 def _retrieval_service(config: RunConfig) -> Any:

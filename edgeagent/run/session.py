@@ -7,9 +7,10 @@ ends the run the same way whatever stopped it (complete, interrupted, failed).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -100,6 +101,7 @@ class RunSession:
     sink: EventSink
     power: dict[str, Any]
     t0_ns: int = 0
+    status: str = "open"  # complete | interrupted | failed once finished
 
     @classmethod
     def open(
@@ -132,12 +134,32 @@ class RunSession:
         self.t0_ns = time.monotonic_ns()
         self.sampler.start()
 
+    @contextlib.contextmanager
+    def recording(
+        self, engine: object, stop_requested: Callable[[], object]
+    ) -> Iterator[list[TaskRecord]]:
+        """Start the meter, hand out the list the caller appends task records to, and finish
+        the run however the block ends: complete, interrupted (a stop was asked, or Ctrl-C
+        twice), or failed (any other exception, which propagates)."""
+        records: list[TaskRecord] = []
+        status = "failed"
+        self.start()
+        try:
+            yield records
+            status = "interrupted" if stop_requested() else "complete"
+        except KeyboardInterrupt:
+            status = "interrupted"
+            raise
+        finally:
+            self.finish(engine, status, records)
+
     def emit(self, event: Event) -> None:
         self.sink.emit(event)
 
     def finish(self, engine: object, status: str, records: Sequence[TaskRecord]) -> None:
         """Stop the meter, record RunFinished with the run's energy and sample rate, and close
         the store and the engine."""
+        self.status = status
         self.sampler.stop()
         wall_ms = (time.monotonic_ns() - self.t0_ns) / 1e6
         run_energy = sum_joules([r.energy_j for r in records])
