@@ -36,12 +36,16 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     c.set_defaults(func=_cmd_compare)
 
     k = sub.add_parser(
-        "check", help="VALID or INVALID, with the reasons (MLPerf style)",
+        "check", help="VALID, SMOKE or INVALID, with the reasons (MLPerf style)",
         description="Check a run: finished, no harness errors, no dropped replay turns, "
-        "energy present when requested, enough samples for the reported percentile, "
-        "no thermal throttling. Exit code 0 when VALID, 1 when INVALID.")
+        "energy present when requested, no thermal throttling; with fewer trajectories "
+        "than the reported percentile needs it is a SMOKE check, not a result. The same "
+        "verdict `run` and `replay` print at their end. Exit code 0 when VALID or SMOKE, "
+        "1 when INVALID.")
     k.add_argument("run_dir", type=Path, help="a run directory made by `edgeagent run`")
     k.add_argument("--json", action="store_true", help="print one JSON object")
+    k.add_argument("--strict", action="store_true",
+                   help="exit 1 for a SMOKE check too (only a VALID result exits 0)")
     k.set_defaults(func=_cmd_check)
 
 
@@ -80,4 +84,4 @@ def _cmd_check(args: argparse.Namespace) -> int:
         print("\n".join(verdict_lines(verdict)))
         for note in verdict.notes:
             print(f"  ok: {note}")
-    return 0 if verdict.valid else 1
+    return verdict.exit_code(args.strict)

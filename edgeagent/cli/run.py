@@ -90,4 +90,5 @@ def run_command(args: argparse.Namespace) -> int:
         print("aborted; the steps completed so far are kept in the run directory",
               file=sys.stderr)
         return stop.exit_code
-    return stop.exit_code if result.status == "interrupted" else 0
+    # the verdict's exit code, as `edgeagent check` gives it (docs/run.md "Exit codes")
+    return stop.exit_code if result.status == "interrupted" else verdict.exit_code

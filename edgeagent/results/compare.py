@@ -125,7 +125,7 @@ def compare_runs(runs: Sequence[RunData], by_device: bool = False,
         metrics=tuple(tuple(run_metrics(r) + roofline_metrics(r, bandwidth_gbs)) for r in runs),
         warnings=tuple(warnings),
         task_deltas=tuple(_task_deltas(runs)),
-        validity=tuple("VALID" if check_data(r).valid else "INVALID" for r in runs),
+        validity=tuple(check_data(r).result for r in runs),
     )
 
 

@@ -113,7 +113,7 @@ def device_label(prov: dict[str, Any]) -> str:
 
 def render_md(data: RunData, metrics: Sequence[Metric], verdict: Verdict) -> str:
     lines = [f"# {_title(data)}", "",
-             f"**Result is: {'VALID' if verdict.valid else 'INVALID'}**", ""]
+             f"**Result is: {verdict.result}**", ""]
     lines += [f"- {r}" for r in verdict.reasons] + ([""] if verdict.reasons else [])
     lines += ["## Metrics", ""]
     lines += md_table(["metric", "value", "n", "note"],

@@ -119,7 +119,7 @@ def test_report_formats(run_dir: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert cli.main(["report", str(run_dir), "--format", "json", "--bandwidth-gbs", "20"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["metrics"]["energy_per_task_j"]["value"] == pytest.approx(55.0)
-    assert doc["validity"]["result"] == "INVALID"
+    assert doc["validity"]["result"] == "SMOKE"  # two tasks: a smoke check
     assert len(doc["steps"]) == 3 and [t["task_id"] for t in doc["tasks"]] == ["a", "b"]
 
     assert cli.main(["report", str(run_dir), "--format", "csv"]) == 0
@@ -130,12 +130,12 @@ def test_report_formats(run_dir: Path, capsys: pytest.CaptureFixture[str]) -> No
 
     assert cli.main(["report", str(run_dir), "--format", "md"]) == 0
     md = capsys.readouterr().out
-    assert "**Result is: INVALID**" in md and "| energy per task | 55.00 J |" in md
+    assert "**Result is: SMOKE**" in md and "| energy per task | 55.00 J |" in md
 
     assert cli.main(["report", str(run_dir)]) == 0
     text = capsys.readouterr().out
     assert "resolved 1/2 (50.0%), 360.0 tasks/h completed" in text
-    assert "Result is: INVALID" in text
+    assert "Result is: SMOKE CHECK passed (2 trajectories" in text
 
 
 def test_html_report_is_one_file_with_inline_plots(run_dir: Path, tmp_path: Path,
