@@ -20,7 +20,7 @@ import yaml
 
 from ..errors import StoreError
 from .percentiles import Bound, early_stopping_bound, percentile
-from .store import open_run_db
+from .store import kept_attempts, open_run_db
 
 PHASES = ("prefill", "decode", "tool", "other")
 HEADLINE_Q = 0.90  # the reported latency percentile (MLPerf SingleStream reports p90)
@@ -89,8 +89,10 @@ def load_run(run_dir: Path | str) -> RunData:
     db = open_run_db(run_dir)
     try:
         runs = _rows(db, "SELECT * FROM runs")
-        tasks = _rows(db, "SELECT * FROM tasks ORDER BY rowid")
-        steps = _rows(db, "SELECT * FROM steps ORDER BY t_start_ns")
+        # a resumed run's superseded attempts are kept in run.db but counted nowhere
+        kept = kept_attempts(db)
+        tasks = _rows(db, f"SELECT * FROM tasks WHERE {kept} ORDER BY rowid")
+        steps = _rows(db, f"SELECT * FROM steps WHERE {kept} ORDER BY t_start_ns")
         samples = _rows(db, "SELECT * FROM samples ORDER BY t_ns")
         readings = _rows(db, "SELECT * FROM sample_readings ORDER BY t_ns")
         extra = {t: _columns(db, t) for t in ("runs", "tasks", "steps")}

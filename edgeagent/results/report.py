@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
-from .store import open_run_db
+from .store import kept_attempts, open_run_db
 
 
 def _pct(part: float, whole: float) -> str:
@@ -17,21 +16,11 @@ def _ms_s(ms: float | None) -> str:
     return f"{ms / 1000:.1f}" if ms is not None else "-"
 
 
-def superseded_clause(db: Any) -> str:
-    """WHERE clause leaving out attempts a resumed run superseded (results/resume.py)."""
-    has = db.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'superseded'"
-    ).fetchone()
-    if not has:
-        return ""
-    return "WHERE (task_id, attempt) NOT IN (SELECT task_id, attempt FROM superseded)"
-
-
 def render_report(run_dir: Path) -> str:
     db = open_run_db(run_dir)
     try:
         run = db.execute("SELECT * FROM runs").fetchone()
-        kept = superseded_clause(db)
+        kept = f"WHERE {kept_attempts(db)}"
         tasks = db.execute(f"SELECT * FROM tasks {kept} ORDER BY rowid").fetchall()
         phase_rows = db.execute(
             "SELECT sum(energy_prefill_j) AS prefill_j, sum(energy_decode_j) AS decode_j,"
@@ -54,7 +43,7 @@ def render_report(run_dir: Path) -> str:
         spec_row = db.execute(
             "SELECT count(*) AS n, sum(spec_drafted) AS drafted, sum(spec_accepted) AS accepted,"
             " sum(spec_target_passes) AS passes, sum(decoded_tokens) AS tokens"
-            " FROM steps WHERE spec_drafted IS NOT NULL"
+            f" FROM steps {kept} AND spec_drafted IS NOT NULL"
         ).fetchone()
     finally:
         db.close()

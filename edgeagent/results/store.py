@@ -278,6 +278,17 @@ def _drop_partial_lines(trajectories: Path) -> None:
                 f.truncate(data.rfind(b"\n") + 1)
 
 
+def kept_attempts(db: sqlite3.Connection) -> str:
+    """SQL condition on (task_id, attempt) leaving out the attempts a resumed run superseded
+    (results/resume.py): every count of tasks and steps reads through it."""
+    has = db.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'superseded'"
+    ).fetchone()
+    if not has:
+        return "1"
+    return "(task_id, attempt) NOT IN (SELECT task_id, attempt FROM superseded)"
+
+
 def open_run_db(run_dir: Path) -> sqlite3.Connection:
     """Open a finished or crashed run; clear error when it is not a run directory."""
     db_path = Path(run_dir) / "run.db"
