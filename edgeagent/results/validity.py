@@ -17,7 +17,14 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from .metrics import HEADLINE_Q, RunData, load_run, min_samples_for, trajectory_bound
+from .metrics import (
+    HEADLINE_Q,
+    RunData,
+    is_estimated,
+    load_run,
+    min_samples_for,
+    trajectory_bound,
+)
 
 HARNESS_TERMINATIONS = {"engine_error", "sandbox_error"}
 # throttling: process CPU above this (percent of one CPU) counts as "under load"
@@ -114,7 +121,13 @@ def energy_requested(data: RunData) -> bool:
 def _energy_reasons(data: RunData) -> tuple[list[str], list[str]]:
     missing = [t for t in data.tasks if t.get("energy_j") is None]
     if not missing:
-        return [], ([] if not data.tasks else ["energy measured for every task"])
+        if not data.tasks:
+            return [], []
+        if is_estimated(data):  # a CPU x TDP estimate is labelled as one, never "measured"
+            total = (data.provenance.get("power") or {}).get("total") or {}
+            return [], [f"energy ESTIMATED for every task ({total.get('label') or 'estimate'}"
+                        "; no power sensor, so not a measurement)"]
+        return [], ["energy measured for every task"]
     why = sorted({t.get("energy_null_reason") or "no reason recorded" for t in missing})
     if energy_requested(data):
         return [f"energy requested but missing for {len(missing)} of {len(data.tasks)} tasks "

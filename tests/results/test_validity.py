@@ -104,6 +104,26 @@ def test_missing_energy_when_requested(tmp_path: Path) -> None:
     assert check_run(plain).valid
 
 
+def test_an_estimate_is_not_called_measured(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    prov = provenance(sensor=False)
+    prov["power"] = {"sources": [{"name": "estimate:cpu-tdp", "kind": "power",
+                                  "scope": "estimated"}], "unavailable": [],
+                     "total": {"label": "ESTIMATE cpu x 15 W TDP", "scope": "estimated",
+                               "sources": ["estimate:cpu-tdp"], "estimated": True}}
+    run = valid_run(tmp_path / "r", prov=prov,
+                    config={"suite": "s", "power_estimate_tdp": 15})
+    assert cli.main(["check", str(run)]) == 0
+    text = capsys.readouterr().out
+    assert "measured" not in text.replace("not a measurement", "")
+    assert "ok: energy ESTIMATED for every task (ESTIMATE cpu x 15 W TDP" in text
+    assert cli.main(["check", str(run), "--json"]) == 0
+    notes = json.loads(capsys.readouterr().out)["notes"]
+    assert not any("energy measured" in n for n in notes)
+    assert any(n.startswith("energy ESTIMATED for every task") for n in notes)
+
+
 def test_too_few_samples_make_a_smoke_check_not_a_result(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
