@@ -79,10 +79,14 @@ class ConsolePrinter:
             model = event.provenance.get("model", {})
             self.run_dir = event.run_dir
             self.replay = event.suite.startswith("replay:")
+            n = len(event.task_ids)
+            # an endpoint's server chooses its own threads: name the server instead
+            where = (f"{model['n_threads']} threads" if model.get("n_threads") is not None
+                     else f"endpoint {model.get('endpoint') or 'server'}")
             self._print(
-                f"run {event.run_id}: suite {event.suite} ({len(event.task_ids)} tasks), "
-                f"model {model.get('name') or model.get('path')}, "
-                f"{model.get('n_threads')} threads, n_ctx {model.get('n_ctx')}"
+                f"run {event.run_id}: suite {event.suite} ({n} task{'' if n == 1 else 's'}), "
+                f"model {model.get('name') or model.get('path') or model.get('served_model')}"
+                f", {where}, n_ctx {model.get('n_ctx')}"
             )
         elif isinstance(event, TaskStarted):
             self._print(f"[{event.task_id}] {event.title}")

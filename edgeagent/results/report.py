@@ -56,6 +56,9 @@ def render_report(run_dir: Path) -> str:
     status = run["status"]
     if status == "running":
         status = "incomplete (the process ended before the run finished; steps below were kept)"
+    if run["status"] == "failed":
+        why = run["failure_reason"] if "failure_reason" in run.keys() else None
+        status = f"failed: {why or 'no reason recorded'}"
     lines.append(f"run {run['run_id']}  [{status}]")
     lines.append(
         f"model  {model.get('name') or model.get('path')}  {model.get('quantization') or ''}  "

@@ -71,7 +71,8 @@ def _status_reasons(data: RunData) -> list[str]:
         elif status == "running":
             out.append(f"run {run['run_id']} ended without finishing (crash or kill)")
         elif status != "complete":
-            out.append(f"run {run['run_id']} {status}")
+            why = run.get("failure_reason")
+            out.append(f"run {run['run_id']} {status}: {why or 'no reason recorded'}")
         planned = json.loads(run.get("task_ids_json") or "[]")
         done = {t["task_id"] for t in data.tasks}
         missing = [t for t in planned if t not in done]

@@ -27,7 +27,13 @@ from ..sandbox.process import ProcessLimits, run_command
 from ..sandbox.tools import Toolbox
 from ..sandbox.workspace import Workspace
 from ..suite import Grade, Task, grade, load_suite, select_tasks
-from .session import RunSession, StepCollector, build_provenance, check_out_writable
+from .session import (
+    RunSession,
+    StepCollector,
+    build_provenance,
+    check_out_writable,
+    failure_reason,
+)
 
 # exit codes of a shell that could not start the command at all
 _CANNOT_RUN = {126, 127}
@@ -186,6 +192,8 @@ def execute_run(
     session = RunSession.open(config, run_dir, config.to_dict(), sinks, resume=plan)
     records: list[TaskRecord] = []
     status = "failed"
+    failure: str | None = None
+    in_progress: tuple[str, int, int] | None = None  # task, attempt, start ns
     session.start()
     try:
         provenance = build_provenance(config, model, engine, session.power)
@@ -202,14 +210,25 @@ def execute_run(
                 records.append(plan.done[task.id])  # finished before the run stopped: kept
                 continue
             attempt = plan.next_attempt.get(task.id, 0) if plan is not None else 0
+            in_progress = (task.id, attempt, time.monotonic_ns())
             records.append(run_task(task, attempt, config, engine, session.sink,
                                     stop_requested, session.collector, retrieval))
+            in_progress = None
         status = "interrupted" if stop_requested() else "complete"
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         status = "interrupted"
+        failure = failure_reason(exc)
+        raise
+    except Exception as exc:
+        failure = failure_reason(exc)
         raise
     finally:
-        session.finish(engine, status, records)
+        if in_progress is not None and failure is not None:
+            task_id, attempt, t0 = in_progress
+            session.record_unfinished(task_id, attempt, (time.monotonic_ns() - t0) / 1e6,
+                                      failure)
+        session.finish(engine, status, records,
+                       failure if status == "failed" else None)
     return RunResult(run_dir, status, tuple(records))
 
 

@@ -253,6 +253,7 @@ def test_interrupt_keeps_the_recorded_steps(
     assert exit_code == code, stderr.read_text()
     assert "stopping after the current step" in stderr.read_text()
     assert "Traceback" not in stderr.read_text()
+    assert f"continue with: edgeagent run --resume {run_dir}" in stderr.read_text()
     run, tasks, steps = read_run(run_dir)
     assert run["status"] == "interrupted"
     assert 1 <= len(steps) < 150
@@ -267,6 +268,51 @@ def test_interrupt_keeps_the_recorded_steps(
         assert [r["step"] for r in lines] == [s["step"] for s in steps if s["task_id"] == task_id]
     # the run stopped after the current step instead of going on to the next tasks
     assert len(started) < len(SMOKE_IDS)
+
+
+def test_a_reader_that_goes_away_fails_the_run_with_the_reason(
+    tiny_model_path: Path, tmp_path: Path
+) -> None:
+    """`edgeagent run | head`: the run is marked failed with the broken pipe as its reason,
+    the task it was in gets an `interrupted` record (not "running" forever), the exit code
+    is SIGPIPE's and stderr says how to resume."""
+    config = tmp_path / "long.yaml"
+    config.write_text("max_format_errors: 1000\n")
+    out = tmp_path / "runs"
+    argv = [
+        str(EDGEAGENT), "run", "--config", str(config), "--model", str(tiny_model_path),
+        "--suite", "smoke", "--out", str(out), "--max-steps", "50", "--max-new-tokens", "24",
+        "--n-ctx", "8192", "--headless", *THREADS,
+    ]  # fmt: skip
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            cwd=tmp_path, text=True)
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:  # read up to the first step line, then go away
+            if " step " in line:
+                break
+        proc.stdout.close()
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 141, err
+    assert "Traceback" not in err
+    (run_dir,) = out.iterdir()
+    assert f"edgeagent run --resume {run_dir}" in err
+    run, tasks, _ = read_run(run_dir)
+    assert run["status"] == "failed" and "broken pipe" in run["failure_reason"]
+    assert tasks[-1]["termination"] == "interrupted" and "broken pipe" in tasks[-1]["error"]
+    started = sorted(p.stem for p in (run_dir / "trajectories").glob("*.jsonl"))
+    assert started == sorted(t["task_id"] for t in tasks)  # no task left "running"
+    check = subprocess.run([str(EDGEAGENT), "check", str(run_dir)], capture_output=True,
+                           text=True, timeout=60)
+    assert check.returncode == 1
+    assert f"run {run_dir.name} failed: the output's reader went away" in check.stdout
+    report = subprocess.run([str(EDGEAGENT), "report", str(run_dir)], capture_output=True,
+                            text=True, timeout=60)
+    assert "[failed: the output's reader went away (broken pipe" in report.stdout
 
 
 def _wait_for_first_step(out: Path, proc: subprocess.Popen, timeout_s: float) -> Path:
