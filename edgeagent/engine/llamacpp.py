@@ -123,6 +123,8 @@ class LlamaCppEngine:
         system_info = llama_cpp.llama_print_system_info().decode(errors="replace").strip()
         check_build_is_safe(system_info)
         self.model_path = Path(model_path)
+        # 0 or None: one thread per CPU; what is recorded is the number llama.cpp was given
+        self.n_threads_requested = n_threads
         self.n_threads = n_threads or max(1, os.cpu_count() or 1)
         self.n_gpu_layers = n_gpu_layers
         self.seed = seed
@@ -217,6 +219,8 @@ class LlamaCppEngine:
             "n_ctx": self.n_ctx,
             "n_ctx_train": self._meta_int(f"{arch}.context_length"),
             "n_threads": self.n_threads,
+            "n_threads_requested": self.n_threads_requested,
+            "n_threads_auto": not self.n_threads_requested,
             "n_gpu_layers": self.n_gpu_layers,
             "seed": self.seed,
             "temperature": self.temperature,

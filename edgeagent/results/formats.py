@@ -60,9 +60,12 @@ def _metric_section(metrics: Sequence[Metric]) -> list[str]:
         lines.append(f"  {label} (n={by[key + '_p50'].n}): p50 {v(key + '_p50')}, "
                      f"p90 {v(key + '_p90')}, p99 {v(key + '_p99')}")
     est = " (ESTIMATED)" if "ESTIMATED" in by["energy_j"].label else ""
-    lines.append(f"  energy{est}: per task {f('energy_per_task_j')}, per resolved task "
-                 f"{v('energy_per_resolved_j')}, average power {v('average_power_w')}, "
-                 f"{v('tokens_per_joule')}")
+    if by["energy_j"].value is None:  # one reason, not a row of n/a
+        lines.append(f"  energy: not measured ({by['energy_j'].null_reason})")
+    else:
+        lines.append(f"  energy{est}: per task {f('energy_per_task_j')}, per resolved task "
+                     f"{f('energy_per_resolved_j')}, average power {f('average_power_w')}, "
+                     f"{v('tokens_per_joule')} generated")
     for kind in ("time", "energy"):
         parts = [f"{p} {v(f'{kind}_share_{p}')}"
                  for p in ("prefill", "decode", "tool", "other", "retrieval")]

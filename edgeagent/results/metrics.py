@@ -220,7 +220,8 @@ def _latency_metrics(prefix: str, label: str, values: Sequence[float], unit: str
                               n=n, higher_is_better=False))
         else:
             out.append(Metric(f"{prefix}_p{q}", f"{label} p{q}", None, unit,
-                              f"{n} samples; p{q} needs at least {need}", n=n,
+                              f"{n} sample{'' if n == 1 else 's'}; p{q} needs at least {need}",
+                              n=n,
                               higher_is_better=False))
     return out
 

@@ -63,7 +63,7 @@ def render_report(run_dir: Path) -> str:
     lines.append(
         f"model  {model.get('name') or model.get('path')}  {model.get('quantization') or ''}  "
         f"sha256 {str(model.get('sha256', ''))[:12]}  n_ctx {model.get('n_ctx')}  "
-        f"threads {model.get('n_threads')}"
+        f"threads {model.get('n_threads')}{' (auto)' if model.get('n_threads_auto') else ''}"
     )
     if model.get("endpoint"):
         lines.append(

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from run_fixture import write_run
+from run_fixture import provenance, uniform_tasks, write_run
 
 from edgeagent import cli
 from edgeagent.results.metrics import (
@@ -176,3 +176,14 @@ def test_estimated_energy_is_labelled_so(tmp_path: Path) -> None:
     for key in ("energy_j", "energy_per_task_j", "average_power_w", "energy_share_decode"):
         assert by[key].label.endswith("(ESTIMATED)")
     assert by["energy_j"].value == pytest.approx(110.0)  # the number itself is unchanged
+
+
+def test_a_run_without_energy_says_so_once(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """No row of n/a ("average power n/a, n/a"): one line with the reason."""
+    run = write_run(tmp_path / "r", uniform_tasks(2, energy_j=None),
+                    prov=provenance(sensor=False))
+    assert cli.main(["report", str(run)]) == 0
+    text = capsys.readouterr().out
+    assert "  energy: not measured (no power source found)" in text
+    assert "n/a, n/a" not in text and "1 samples" not in text and "2 samples;" in text

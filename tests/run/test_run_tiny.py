@@ -270,6 +270,23 @@ def test_interrupt_keeps_the_recorded_steps(
     assert len(started) < len(SMOKE_IDS)
 
 
+def test_threads_0_records_the_threads_llama_cpp_used(
+    tiny_model_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli.main([
+        "run", "--model", str(tiny_model_path), "--suite", "smoke", "--task", "fix-add",
+        "--out", str(tmp_path), "--max-steps", "1", "--max-new-tokens", "4",
+        "--n-ctx", "2048", "--threads", "0", "--headless",
+    ]) == 0  # fmt: skip
+    (run_dir,) = tmp_path.iterdir()
+    model = json.loads((run_dir / "provenance.json").read_text())["model"]
+    assert model["n_threads"] == os.cpu_count() and model["n_threads_auto"] is True
+    assert model["n_threads_requested"] == 0
+    capsys.readouterr()
+    assert cli.main(["report", str(run_dir)]) == 0
+    assert f"threads {os.cpu_count()} (auto)" in capsys.readouterr().out
+
+
 def test_a_reader_that_goes_away_fails_the_run_with_the_reason(
     tiny_model_path: Path, tmp_path: Path
 ) -> None:
