@@ -11,6 +11,7 @@ from ..errors import UserError
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
+    from ..results.compare import FORMATS as COMPARE_FORMATS
     from ..results.formats import FORMATS
 
     p = sub.add_parser(
@@ -29,8 +30,12 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         description="Compare runs: every headline metric with its ratio to the first run, "
         "per-task deltas, and warnings when runs are not comparable.")
     c.add_argument("run_dirs", type=Path, nargs="+", help="run directories (first = baseline)")
-    c.add_argument("--by", choices=["device"], help="pool runs of one device into a column")
-    c.add_argument("--format", default="text", choices=["text", "md", "json"])
+    c.add_argument("--by", choices=["device"],
+                   help="pool runs of one device into a column (never an estimated-energy run "
+                   "with a measured or unmetered one)")
+    c.add_argument("--format", default="text", choices=COMPARE_FORMATS,
+                   help="output format (text); columns are A, B, ... with a legend line each")
+    c.add_argument("-o", "--output", type=Path, help="write to this file instead of stdout")
     c.add_argument("--bandwidth-gbs", type=float, metavar="GB/S",
                    help="measured memory bandwidth, for the decode roofline efficiency")
     c.set_defaults(func=_cmd_compare)
@@ -70,7 +75,16 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
     if args.bandwidth_gbs is not None and args.bandwidth_gbs <= 0:
         raise UserError("--bandwidth-gbs must be a positive number of GB/s")
-    print(compare_dirs(args.run_dirs, args.by == "device", args.format, args.bandwidth_gbs))
+    text = compare_dirs(args.run_dirs, args.by == "device", args.format, args.bandwidth_gbs)
+    if args.output:
+        try:
+            args.output.write_text(text + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise UserError(f"cannot write {args.output}: {exc.strerror or exc} "
+                            "(choose another --output)") from exc
+        print(f"wrote {args.output}")
+    else:
+        print(text)
     return 0
 
 
