@@ -11,7 +11,15 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UserError
-from .metrics import Metric, RunData, load_run, roofline_metrics, run_metrics, step_metrics
+from .metrics import (
+    Metric,
+    RunData,
+    load_run,
+    recorded_bandwidth,
+    roofline_metrics,
+    run_metrics,
+    step_metrics,
+)
 from .metrics import task_rows as _task_rows
 from .report import render_report
 from .validity import Verdict, check_data, verdict_lines
@@ -140,7 +148,7 @@ def to_json(data: RunData, metrics: Sequence[Metric], verdict: Verdict,
         "bandwidth_gbs": bandwidth_gbs,
         "metrics": {m.key: asdict(m) for m in metrics},
         "tasks": _task_rows(data),
-        "steps": step_metrics(data, bandwidth_gbs),
+        "steps": step_metrics(data, bandwidth_gbs or recorded_bandwidth(data.provenance)),
         "validity": verdict.to_dict(),
     }
 
@@ -156,7 +164,7 @@ def render_csv(data: RunData, metrics: Sequence[Metric], bandwidth_gbs: float | 
         for key, value in t.items():
             if key not in ("task_id", "attempt"):
                 w.writerow(["task", t["task_id"], t["attempt"], "", key, value, "", ""])
-    for s in step_metrics(data, bandwidth_gbs):
+    for s in step_metrics(data, bandwidth_gbs or recorded_bandwidth(data.provenance)):
         for key, value in s.items():
             if key not in ("task_id", "attempt", "step"):
                 w.writerow(["step", s["task_id"], s["attempt"], s["step"], key, value, "", ""])

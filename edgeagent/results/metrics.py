@@ -355,8 +355,17 @@ def step_metrics(data: RunData, bandwidth_gbs: float | None = None) -> list[dict
     return out
 
 
+def recorded_bandwidth(prov: dict[str, Any]) -> float | None:
+    """The device's memory bandwidth the run recorded (measured once per device, cached)."""
+    bw = ((prov.get("device") or {}).get("memory_bandwidth") or {}).get("gbs")
+    return float(bw) if isinstance(bw, (int, float)) and bw > 0 else None
+
+
 def roofline_metrics(data: RunData, bandwidth_gbs: float | None) -> list[Metric]:
-    """Run-level decode efficiency: the median over steps of achieved / measured bandwidth."""
+    """Run-level decode efficiency: the median over steps of achieved / measured bandwidth
+    (`bandwidth_gbs` given, else the bandwidth the run recorded for its device)."""
+    if bandwidth_gbs is None:
+        bandwidth_gbs = recorded_bandwidth(data.provenance)
     rows = step_metrics(data, bandwidth_gbs)
     achieved = [r["decode_achieved_gbs"] for r in rows if r["decode_achieved_gbs"]]
     if model_bytes(data.provenance) is None:
@@ -366,9 +375,11 @@ def roofline_metrics(data: RunData, bandwidth_gbs: float | None) -> list[Metric]
     else:
         reason = None
     med = percentile(achieved, 50) if achieved else None
+    recorded = (data.provenance.get("device") or {}).get("memory_bandwidth") or {}
+    why_none = recorded.get("null_reason") or "the run recorded none"
     eff_reason = reason or (None if bandwidth_gbs else
-                            "no measured bandwidth (pass --bandwidth-gbs; "
-                            "`edgeagent doctor --bandwidth` measures it)")
+                            f"no measured bandwidth ({why_none}; `edgeagent doctor "
+                            "--bandwidth` measures it, or pass --bandwidth-gbs)")
     return [
         Metric("decode_achieved_gbs", "decode bytes read per second (median)", med, "GB/s",
                reason, n=len(achieved), higher_is_better=True),

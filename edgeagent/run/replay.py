@@ -29,7 +29,7 @@ from ..sandbox.process import ProcessLimits
 from ..sandbox.tools import Toolbox
 from ..sandbox.workspace import Workspace
 from ..suite import load_suite, suites_root
-from .session import RunSession, build_provenance, check_out_writable
+from .session import RunSession, build_provenance, check_out_writable, device_provenance
 
 
 def default_dataset() -> Path:
@@ -153,6 +153,7 @@ def execute_replay(
         "seed": config.seed, "conversations": [c.id for c in source.conversations],
         "assistant_turns": sum(c.assistant_turns for c in source.conversations),
     }
+    device = device_provenance(engine)  # before the session: not inside the run's time
     session = RunSession.open(config, run_dir, {**config.to_dict(), "replay": replay_info}, sinks)
     collector = session.collector
     turns_path = run_dir / TURNS_FILE
@@ -161,7 +162,7 @@ def execute_replay(
     status = "failed"
     session.start()
     try:
-        provenance = build_provenance(config, model, engine, session.power)
+        provenance = build_provenance(config, model, engine, session.power, device)
         provenance["replay"] = replay_info
         session.emit(RunStarted(run_dir.name, str(run_dir), f"replay:{source.label}",
                                 tuple(c.id for c in source.conversations), provenance))

@@ -32,6 +32,7 @@ from .session import (
     StepCollector,
     build_provenance,
     check_out_writable,
+    device_provenance,
     failure_reason,
 )
 
@@ -189,6 +190,7 @@ def execute_run(
         run_dir = make_run_dir(out, _run_label(suite.name, model.name or str(model.path)))
     else:
         run_dir = plan.run_dir
+    device = device_provenance(engine)  # before the session: not inside the run's time
     session = RunSession.open(config, run_dir, config.to_dict(), sinks, resume=plan)
     records: list[TaskRecord] = []
     status = "failed"
@@ -196,7 +198,7 @@ def execute_run(
     in_progress: tuple[str, int, int] | None = None  # task, attempt, start ns
     session.start()
     try:
-        provenance = build_provenance(config, model, engine, session.power)
+        provenance = build_provenance(config, model, engine, session.power, device)
         if retrieval is not None:
             provenance["retrieval"] = retrieval.provenance()
         session.emit(

@@ -77,12 +77,22 @@ def sample_interval(config: RunConfig, total: Total | None) -> float:
     return config.sample_interval_s
 
 
+def device_provenance(engine: Any) -> dict[str, Any]:
+    """The device snapshot and its memory bandwidth (cached per device; measured on the first
+    run there, before the run's clock starts)."""
+    from ..results.bandwidth import device_bandwidth
+
+    device = device_snapshot(getattr(engine, "system_info", None))
+    return {**device, "memory_bandwidth": device_bandwidth(device)}
+
+
 def build_provenance(
-    config: RunConfig, model: Any, engine: Any, power: dict[str, Any]
+    config: RunConfig, model: Any, engine: Any, power: dict[str, Any],
+    device: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     return {
         "edgeagent_version": __version__,
-        "device": device_snapshot(getattr(engine, "system_info", None)),
+        "device": device if device is not None else device_provenance(engine),
         "model": {
             "name": model.name,
             "path": str(model.path) if model.path is not None else None,

@@ -187,3 +187,30 @@ def test_a_run_without_energy_says_so_once(tmp_path: Path,
     text = capsys.readouterr().out
     assert "  energy: not measured (no power source found)" in text
     assert "n/a, n/a" not in text and "1 samples" not in text and "2 samples;" in text
+
+
+def test_the_report_describes_the_device(tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    prov = provenance()
+    prov["device"] = {
+        "device_model": "NVIDIA Jetson Orin Nano Developer Kit", "cpu_model": "ARMv8 rev 1",
+        "cpu_physical_cores": 6, "cpu_logical_cores": 6, "memory_total_bytes": 8 * 2**30,
+        "os": "Linux", "os_release": "Ubuntu 22.04.4 LTS", "kernel": "5.15.136-tegra",
+        "machine": "aarch64", "llama_cpp_python_version": "0.3.36",
+        "llama_system_info": "CPU : NEON = 1 | ARM_FMA = 1 | SVE = 0 | OPENMP = 1 |",
+        "memory_bandwidth": {"gbs": 60.0, "measured_unix": 0.0, "cached": True},
+    }
+    prov["power"]["jetson_board"] = {"model": "NVIDIA Jetson Orin Nano Developer Kit",
+                                     "nvpmodel_id": 0, "nvpmodel_name": "15W",
+                                     "nvpmodel_source": "status", "l4t_release": "36.3.0"}
+    run = write_run(tmp_path / "r", prov=prov)
+    assert cli.main(["report", str(run)]) == 0
+    text = capsys.readouterr().out
+    assert ("device NVIDIA Jetson Orin Nano Developer Kit: ARMv8 rev 1, 6 cores / 6 threads, "
+            "8.0 GiB memory, Ubuntu 22.04.4 LTS (kernel 5.15.136-tegra, aarch64)") in text
+    assert "build  llama-cpp-python 0.3.36; compiled in: NEON ARM_FMA OPENMP" in text
+    assert "power mode  nvpmodel 15W (id 0, status); L4T 36.3.0" in text
+    assert "memory bandwidth 60.0 GB/s (streaming copy" in text
+    # the recorded bandwidth is the roofline: no --bandwidth-gbs needed
+    line = next(x for x in text.splitlines() if "roofline efficiency" in x)
+    assert "n/a" not in line

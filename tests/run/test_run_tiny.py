@@ -287,6 +287,44 @@ def test_threads_0_records_the_threads_llama_cpp_used(
     assert f"threads {os.cpu_count()} (auto)" in capsys.readouterr().out
 
 
+def test_the_example_config_runs_and_the_bandwidth_is_cached_per_device(
+    tiny_model_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """examples/run.yaml loads as a run config (flags win); `doctor --bandwidth` caches this
+    device's bandwidth, the run records it, and the report rates decode against it with no
+    --bandwidth-gbs."""
+    from paths import ROOT
+
+    cache = tmp_path / "bandwidth.json"
+    monkeypatch.setenv("EDGEAGENT_BANDWIDTH_CACHE", str(cache))
+    assert cli.main(["doctor", "--bandwidth", "--json"]) == 0
+    measured = json.loads(capsys.readouterr().out)
+    bw = next(f for f in measured["findings"] if f["name"] == "bandwidth")
+    assert str(cache) in bw["detail"] and cache.is_file()
+    out = tmp_path / "runs"
+    assert cli.main([
+        "run", "--config", str(ROOT / "examples" / "run.yaml"), "--model", str(tiny_model_path),
+        "--task", "fix-add", "--out", str(out), "--max-steps", "1", "--max-new-tokens", "4",
+        "--n-ctx", "2048", *THREADS, "--headless",
+    ]) == 0  # fmt: skip
+    (run_dir,) = out.iterdir()
+    config = yaml.safe_load((run_dir / "config.yaml").read_text())
+    assert config["max_steps"] == 1 and config["wall_s"] == 300  # flag, then the file
+    device = json.loads((run_dir / "provenance.json").read_text())["device"]
+    cached = next(iter(json.loads(cache.read_text()).values()))
+    assert device["memory_bandwidth"]["cached"] is True
+    assert device["memory_bandwidth"]["gbs"] == cached["gbs"]
+    capsys.readouterr()
+    assert cli.main(["report", str(run_dir)]) == 0
+    text = capsys.readouterr().out
+    assert f"memory bandwidth {cached['gbs']:.1f} GB/s (streaming copy" in text
+    assert "--bandwidth-gbs" not in text
+    line = next(x for x in text.splitlines() if "roofline efficiency" in x)
+    assert line.rstrip().endswith("%")
+    assert "\nbuild  llama-cpp-python " in text and " cores / " in text
+
+
 def test_a_reader_that_goes_away_fails_the_run_with_the_reason(
     tiny_model_path: Path, tmp_path: Path
 ) -> None:
