@@ -30,9 +30,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         description="Compare runs: every headline metric with its ratio to the first run, "
         "per-task deltas, and warnings when runs are not comparable.")
     c.add_argument("run_dirs", type=Path, nargs="+", help="run directories (first = baseline)")
-    c.add_argument("--by", choices=["device"],
-                   help="pool runs of one device into a column (never an estimated-energy run "
-                   "with a measured or unmetered one)")
+    c.add_argument("--by", choices=["device", "config"],
+                   help="device: pool runs of one device into a column (never an "
+                   "estimated-energy run with a measured or unmetered one); config: repeats "
+                   "of one configuration in one column, each metric as mean ± sd")
     c.add_argument("--format", default="text", choices=COMPARE_FORMATS,
                    help="output format (text); columns are A, B, ... with a legend line each")
     c.add_argument("-o", "--output", type=Path, help="write to this file instead of stdout")
@@ -75,7 +76,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
     if args.bandwidth_gbs is not None and args.bandwidth_gbs <= 0:
         raise UserError("--bandwidth-gbs must be a positive number of GB/s")
-    text = compare_dirs(args.run_dirs, args.by == "device", args.format, args.bandwidth_gbs)
+    text = compare_dirs(args.run_dirs, args.by, args.format, args.bandwidth_gbs)
     if args.output:
         try:
             args.output.write_text(text + "\n", encoding="utf-8")

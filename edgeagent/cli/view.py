@@ -43,7 +43,7 @@ def _print_instead(run_dir: Path, compare: Path | None) -> int:
 
         print("edgeagent view: no terminal; printing `edgeagent compare` instead",
               file=sys.stderr)
-        print(compare_dirs([run_dir, compare], False, "text", None))
+        print(compare_dirs([run_dir, compare], None, "text", None))
         return 0
     if not (run_dir / "run.db").is_file():
         raise UserError(f"`edgeagent view` needs a terminal to pick a run from {run_dir}; "

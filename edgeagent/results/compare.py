@@ -11,9 +11,10 @@ import csv
 import html
 import io
 import json
+import statistics
 import string
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +52,10 @@ class Comparison:
     warnings: tuple[str, ...]
     task_deltas: tuple[dict[str, Any], ...]
     validity: tuple[str, ...]  # VALID / INVALID per run
+    # --by config: per column, the standard deviation of each metric over its repeats
+    # (None: one run, or a repeat without the value), and the number of repeats
+    spread: tuple[dict[str, float | None], ...] = ()
+    repeats: tuple[int, ...] = ()
 
     def ratio(self, key: str, col: int) -> float | None:
         """Column col's value over the first column's (None when either is missing or 0)."""
@@ -181,6 +186,63 @@ def _energy_words(kind: str) -> str:
     return "no energy" if kind == "none" else f"{kind} energy"
 
 
+def repeat_key(data: RunData) -> str:
+    """Runs with the same key are repeats of one configuration: model, suite, task set,
+    config (but where it was written), device and energy kind."""
+    model = (data.provenance.get("model") or {}).get("sha256")
+    config = {k: v for k, v in data.config.items() if k not in _IRRELEVANT_CONFIG}
+    return json.dumps([model, sorted({x["suite"] for x in data.runs}),
+                       sorted({t["task_id"] for t in data.tasks}), config, _device(data),
+                       energy_kind(data)], sort_keys=True, default=str)
+
+
+def _pooled(group: Sequence[RunData], bandwidth_gbs: float | None,
+            ) -> tuple[tuple[Metric, ...], dict[str, float | None]]:
+    """Each metric as its mean over the repeats, and its sample standard deviation (as
+    llama-bench reports a configuration: one row, mean ± sd)."""
+    per = [run_metrics(r) + roofline_metrics(r, bandwidth_gbs) for r in group]
+    means: list[Metric] = []
+    sd: dict[str, float | None] = {}
+    for i, m in enumerate(per[0]):
+        values = [p[i].value for p in per]
+        if any(v is None for v in values):
+            reason = next((p[i].null_reason for p in per if p[i].value is None), None)
+            means.append(replace(m, value=None, null_reason=reason or "missing in a repeat"))
+            sd[m.key] = None
+            continue
+        known = [float(v) for v in values if v is not None]
+        means.append(replace(m, value=sum(known) / len(known)))
+        sd[m.key] = statistics.stdev(known) if len(known) > 1 else None
+    return tuple(means), sd
+
+
+def compare_repeats(runs: Sequence[RunData],
+                    bandwidth_gbs: float | None = None) -> Comparison:
+    """`--by config`: the repeats of each configuration in one column, mean ± sd."""
+    groups: dict[str, list[RunData]] = {}
+    for r in runs:
+        groups.setdefault(repeat_key(r), []).append(r)
+    columns = list(groups.values())
+    labels = column_labels(len(columns))
+    merged = [merge_runs(f"{g[0].label} (+{len(g) - 1} repeats)" if len(g) > 1 else g[0].label,
+                         g) for g in columns]
+    pooled = [_pooled(g, bandwidth_gbs) for g in columns]
+    warnings = comparability_warnings([g[0] for g in columns], False, labels)
+    return Comparison(
+        labels=labels,
+        legend=tuple(f"{_legend(m)}; {len(g)} run{'s' if len(g) > 1 else ''}"
+                     + (f": {', '.join(r.label for r in g)}" if len(g) > 1 else "")
+                     for m, g in zip(merged, columns, strict=True)),
+        names=tuple(m.label for m in merged),
+        metrics=tuple(p[0] for p in pooled),
+        warnings=tuple(warnings),
+        task_deltas=tuple(_task_deltas(merged, labels)),
+        validity=tuple(check_data(m).result for m in merged),
+        spread=tuple(p[1] for p in pooled),
+        repeats=tuple(len(g) for g in columns),
+    )
+
+
 def compare_runs(runs: Sequence[RunData], by_device: bool = False,
                  bandwidth_gbs: float | None = None) -> Comparison:
     warnings = comparability_warnings(runs, by_device, column_labels(len(runs)))
@@ -198,10 +260,16 @@ def compare_runs(runs: Sequence[RunData], by_device: bool = False,
     )
 
 
-def _cell(m: Metric) -> str:
+def _cell(c: Comparison, col: int, i: int) -> str:
     from .formats import fmt_value
 
-    return fmt_value(m)
+    m = c.metrics[col][i]
+    sd = c.spread[col].get(m.key) if c.spread else None
+    if sd is None or m.value is None:
+        return fmt_value(m)
+    spread = fmt_value(replace(m, value=sd)).split(" ")[0] if m.unit != "fraction" else (
+        fmt_value(replace(m, value=sd)))
+    return f"{fmt_value(m)} ± {spread}"
 
 
 def _ratio(r: float | None) -> str:
@@ -218,15 +286,16 @@ def render_comparison(c: Comparison, fmt: str = "text") -> str:
             "ratios": {m.key: [c.ratio(m.key, i) for i in range(1, len(c.labels))]
                        for m in c.metrics[0]},
             "task_deltas": list(c.task_deltas),
+            "spread_sd": [dict(s) for s in c.spread], "repeats": list(c.repeats),
         }, indent=2, default=str)
     header = ["metric", c.labels[0]]
     for lab in c.labels[1:]:
         header += [lab, "ratio"]
     rows = [["result", c.validity[0]] + [x for v in c.validity[1:] for x in (v, "")]]
     for i, m in enumerate(c.metrics[0]):
-        row = [m.label, _cell(m)]
+        row = [m.label, _cell(c, 0, i)]
         for col in range(1, len(c.labels)):
-            row += [_cell(c.metrics[col][i]), _ratio(c.ratio(m.key, col))]
+            row += [_cell(c, col, i), _ratio(c.ratio(m.key, col))]
         rows.append(row)
     delta_header = ["task", "vs", "outcome", "wall s", "delta s", "steps delta", "energy delta J"]
     deltas = [[d["task_id"], d["vs"], d["outcome"], f"{d['wall_s_a']:.1f} -> {d['wall_s_b']:.1f}",
@@ -303,9 +372,14 @@ def _text_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[st
     return [line(header), "-" * (sum(widths) + 2 * (len(widths) - 1)), *map(line, rows)]
 
 
-def compare_dirs(run_dirs: Sequence[Path], by_device: bool, fmt: str,
+def compare_dirs(run_dirs: Sequence[Path], by: bool | str | None, fmt: str,
                  bandwidth_gbs: float | None) -> str:
-    if len(run_dirs) < 2 and not by_device:
+    """`by`: None (one column per run), "device" (True) or "config" (repeats, mean ± sd)."""
+    if by is True:
+        by = "device"
+    if len(run_dirs) < 2 and not by:
         raise UserError("compare needs at least two run directories (edgeagent compare A B)")
-    return render_comparison(compare_runs([load_run(d) for d in run_dirs], by_device,
-                                          bandwidth_gbs), fmt)
+    runs = [load_run(d) for d in run_dirs]
+    if by == "config":
+        return render_comparison(compare_repeats(runs, bandwidth_gbs), fmt)
+    return render_comparison(compare_runs(runs, by == "device", bandwidth_gbs), fmt)

@@ -132,3 +132,27 @@ def test_by_device_never_pools_an_estimate_with_a_measurement(tmp_path: Path) ->
     assert c.names == ("Board A, measured energy", "Board A, estimated energy",
                        "Board A, no energy")
     assert any("kept in separate columns" in w for w in c.warnings)
+
+
+def test_by_config_pools_repeats_as_mean_and_sd(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """Repeats of one configuration: one column, each metric as mean ± sd (llama-bench's
+    one row per configuration)."""
+    a1 = write_run(tmp_path / "a1", prov=provenance(device="Board A"))
+    a2 = write_run(tmp_path / "a2", slower_tasks(), wall_ms=40_000,
+                   prov=provenance(device="Board A"))
+    b = write_run(tmp_path / "b", prov=provenance(device="Board B"))
+    assert cli.main(["compare", str(a1), str(a2), str(b), "--by", "config",
+                     "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["labels"] == ["A", "B"] and doc["repeats"] == [2, 1]
+    assert doc["legend"][0].endswith("2 runs: a1, a2")
+    # trajectory mean 7 s and 14 s: mean 10.5, sample sd 4.95
+    assert doc["metrics"][0]["trajectory_mean_s"]["value"] == pytest.approx(10.5)
+    assert doc["spread_sd"][0]["trajectory_mean_s"] == pytest.approx(4.9497, abs=1e-3)
+    assert doc["spread_sd"][1]["trajectory_mean_s"] is None  # one run: no sd
+    assert doc["ratios"]["trajectory_mean_s"] == [pytest.approx(7 / 10.5)]
+    assert cli.main(["compare", str(a1), str(a2), str(b), "--by", "config"]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines()
+                if x.startswith("trajectory latency mean"))
+    assert "10.50 s ± 4.950" in line
