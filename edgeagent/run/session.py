@@ -7,6 +7,7 @@ ends the run the same way whatever stopped it (complete, interrupted, failed).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import time
 from collections.abc import Sequence
@@ -160,7 +161,7 @@ class RunSession:
         reason, so no task stays "running" and `--resume` runs it again. Written to the store
         alone: the other sinks (a console whose reader went away) may be what failed."""
         steps = [s for s in self.collector.steps if s.task_id == task_id]
-        self.store.emit(TaskRecord(
+        record = TaskRecord(
             task_id=task_id, attempt=attempt, outcome="unresolved", termination="interrupted",
             steps=len(steps), wall_ms=wall_ms,
             context_tokens_final=max((s.context_tokens for s in steps), default=0),
@@ -172,7 +173,9 @@ class RunSession:
             format_errors=sum(1 for s in steps if s.format_error), energy_j=None,
             energy_null_reason="the task did not finish", grading_output="not graded: " + why,
             error=why,
-        ))
+        )
+        with contextlib.suppress(StoreError):  # the store may be what failed (disk full)
+            self.store.emit(record)
 
     def finish(self, engine: object, status: str, records: Sequence[TaskRecord],
                failure_reason: str | None = None) -> None:
