@@ -29,6 +29,7 @@ import numpy as np
 
 from ..config import SpecSettings
 from ..errors import ModelError
+from . import llama_log
 from .base import ContextOverflow, EngineError, Generation, Grammar, Message, gbnf_of
 from .chat_template import CHATML_TEMPLATE, ChatTemplate
 from .llamacpp_ops import evaluate_after_prefix, truncate_head_tail
@@ -120,6 +121,8 @@ class LlamaCppEngine:
                 'CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install --no-cache-dir llama-cpp-python'
             ) from exc
         self._llama_cpp = llama_cpp
+        llama_log.install(llama_cpp)  # llama.cpp's warnings go to provenance, not stderr
+        llama_log.take_warnings()
         system_info = llama_cpp.llama_print_system_info().decode(errors="replace").strip()
         check_build_is_safe(system_info)
         self.model_path = Path(model_path)
@@ -150,6 +153,7 @@ class LlamaCppEngine:
                 "re-download it with `edgeagent models pull NAME`)"
             ) from exc
         self.load_ms = (time.monotonic_ns() - t0) / 1e6
+        self.load_warnings = llama_log.take_warnings()
         self.n_ctx = self.llm.n_ctx()
         self.system_info = system_info
         self._vocab = self.llm._model.vocab
@@ -220,6 +224,7 @@ class LlamaCppEngine:
             "n_ctx_train": self._meta_int(f"{arch}.context_length"),
             "n_threads": self.n_threads,
             "n_threads_requested": self.n_threads_requested,
+            "llama_cpp_load_warnings": self.load_warnings,
             "n_threads_auto": not self.n_threads_requested,
             "n_gpu_layers": self.n_gpu_layers,
             "seed": self.seed,

@@ -325,6 +325,24 @@ def test_the_example_config_runs_and_the_bandwidth_is_cached_per_device(
     assert "\nbuild  llama-cpp-python " in text and " cores / " in text
 
 
+def test_llama_cpp_warnings_are_recorded_not_printed(
+    tiny_model_path: Path, tmp_path: Path
+) -> None:
+    """n_ctx above the tiny model's training context: llama.cpp warns; the warning goes to
+    provenance.json, not to the terminal."""
+    done = subprocess.run([
+        str(EDGEAGENT), "run", "--model", str(tiny_model_path), "--suite", "smoke", "--task",
+        "fix-add", "--out", str(tmp_path), "--max-steps", "1", "--max-new-tokens", "4",
+        "--n-ctx", "4096", "--headless", *THREADS,
+    ], capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "n_ctx_seq" not in done.stderr + done.stdout and "llama_context" not in done.stderr
+    (run_dir,) = tmp_path.iterdir()
+    model = json.loads((run_dir / "provenance.json").read_text())["model"]
+    assert any("n_ctx_seq (4096) > n_ctx_train (2048)" in w
+               for w in model["llama_cpp_load_warnings"])
+
+
 def test_a_reader_that_goes_away_fails_the_run_with_the_reason(
     tiny_model_path: Path, tmp_path: Path
 ) -> None:
