@@ -91,7 +91,11 @@ def device_bandwidth(device: dict[str, Any], *, measure: bool = True) -> dict[st
         return {"gbs": None, "null_reason": "not measured on this device yet "
                 "(`edgeagent doctor --bandwidth` measures it)"}
     try:
-        bw = measure_bandwidth()
+        import psutil
+
+        # two buffers of at most 1/8 of the free memory each: safe on a 1 GB board
+        free_mib = psutil.virtual_memory().available >> 20
+        bw = measure_bandwidth(buffer_mib=max(16, min(256, free_mib // 8)))
     except ImportError:
         return {"gbs": None, "null_reason": "numpy is not installed (pip install numpy, "
                 "or pass --bandwidth-gbs to `edgeagent report`)"}
