@@ -325,6 +325,27 @@ def test_the_example_config_runs_and_the_bandwidth_is_cached_per_device(
     assert "\nbuild  llama-cpp-python " in text and " cores / " in text
 
 
+def test_the_first_run_on_a_device_measures_the_bandwidth_once(
+    tiny_model_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    cache = tmp_path / "bandwidth.json"
+    monkeypatch.setenv("EDGEAGENT_BANDWIDTH_CACHE", str(cache))
+    recorded = []
+    for i in range(2):
+        out = tmp_path / f"runs{i}"
+        assert cli.main([
+            "run", "--model", str(tiny_model_path), "--suite", "smoke", "--task", "fix-add",
+            "--out", str(out), "--max-steps", "1", "--max-new-tokens", "4", "--n-ctx", "2048",
+            "--headless", *THREADS,
+        ]) == 0  # fmt: skip
+        (run_dir,) = out.iterdir()
+        prov = json.loads((run_dir / "provenance.json").read_text())
+        recorded.append(prov["device"]["memory_bandwidth"])
+    first, second = recorded
+    assert first["cached"] is False and first["gbs"] > 0 and cache.is_file()
+    assert second["cached"] is True and second["gbs"] == first["gbs"]
+
+
 def test_llama_cpp_warnings_are_recorded_not_printed(
     tiny_model_path: Path, tmp_path: Path
 ) -> None:
