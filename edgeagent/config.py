@@ -6,6 +6,7 @@ Every bad value ends in a ConfigError naming the file, line and key and what wou
 from __future__ import annotations
 
 import dataclasses
+import difflib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -157,7 +158,9 @@ def load_config(path: Path | None = None, overrides: dict[str, Any] | None = Non
             where = f"{path}:{lines.get(key, '?')}"
             if key not in _FIELDS:
                 known = ", ".join(_FIELDS)
-                raise ConfigError(f"{where}: unknown key '{key}' (known keys: {known})")
+                close = difflib.get_close_matches(str(key), list(_FIELDS), n=1)
+                hint = f"did you mean '{close[0]}'? " if close else ""
+                raise ConfigError(f"{where}: unknown key '{key}' ({hint}known keys: {known})")
             values[key] = _coerce(key, value, where)
     origin: dict[str, str] = {}
     if path is not None:

@@ -26,7 +26,8 @@ def _tok_s(tokens: int, ms: float) -> str:
 def step_line(s: StepRecord) -> str:
     action = s.action_name or "FORMAT-ERROR"
     exit_code = "" if s.tool_exit_code is None else f" exit {s.tool_exit_code}"
-    flag = " !" if s.tool_error and s.action_name else ""
+    # "tool error": the tool call ran but failed (docs/run.md "Output"), not a harness error
+    flag = " tool error" if s.tool_error and s.action_name else ""
     # decode tok/s counts the tokens produced after the first one (TPOT convention)
     return (
         f"[{s.task_id}] step {s.step + 1:>2} {action:<12} "
@@ -49,13 +50,17 @@ def task_line(t: TaskRecord) -> str:
     )
 
 
-def summary_lines(r: RunFinished, run_dir: str | None) -> list[str]:
+def summary_lines(r: RunFinished, run_dir: str | None, replay: bool = False) -> list[str]:
     n = len(r.tasks)
-    resolved = sum(1 for t in r.tasks if t.outcome == "resolved")
-    lines = [
-        f"run {r.run_id}: {r.status}, {resolved}/{n} resolved, "
-        f"{sum(t.steps for t in r.tasks)} steps, {r.wall_ms / 1000:.1f} s"
-    ]
+    steps = sum(t.steps for t in r.tasks)
+    if replay:  # a replayed conversation is not solved or failed: it is replayed
+        done = sum(1 for t in r.tasks if t.outcome == "replayed")
+        what = (f"{done}/{n} {'conversation' if n == 1 else 'conversations'} replayed, "
+                f"{steps} {'turn' if steps == 1 else 'turns'}")
+    else:
+        resolved = sum(1 for t in r.tasks if t.outcome == "resolved")
+        what = f"{resolved}/{n} resolved, {steps} {'step' if steps == 1 else 'steps'}"
+    lines = [f"run {r.run_id}: {r.status}, {what}, {r.wall_ms / 1000:.1f} s"]
     if run_dir:
         lines.append(f"results: {run_dir}  (edgeagent report {run_dir})")
     return lines
@@ -65,6 +70,7 @@ class ConsolePrinter:
     def __init__(self, stream: TextIO | None = None) -> None:
         self.stream = stream or sys.stdout
         self.run_dir: str | None = None
+        self.replay = False
 
     def _print(self, line: str) -> None:
         print(line, file=self.stream, flush=True)
@@ -73,10 +79,15 @@ class ConsolePrinter:
         if isinstance(event, RunStarted):
             model = event.provenance.get("model", {})
             self.run_dir = event.run_dir
+            self.replay = event.suite.startswith("replay:")
+            n = len(event.task_ids)
+            # an endpoint's server chooses its own threads: name the server instead
+            where = (f"{model['n_threads']} threads" if model.get("n_threads") is not None
+                     else f"endpoint {model.get('endpoint') or 'server'}")
             self._print(
-                f"run {event.run_id}: suite {event.suite} ({len(event.task_ids)} tasks), "
-                f"model {model.get('name') or model.get('path')}, "
-                f"{model.get('n_threads')} threads, n_ctx {model.get('n_ctx')}"
+                f"run {event.run_id}: suite {event.suite} ({n} task{'' if n == 1 else 's'}), "
+                f"model {model.get('name') or model.get('path') or model.get('served_model')}"
+                f", {where}, n_ctx {model.get('n_ctx')}"
             )
         elif isinstance(event, TaskStarted):
             self._print(f"[{event.task_id}] {event.title}")
@@ -85,7 +96,7 @@ class ConsolePrinter:
         elif isinstance(event, TaskRecord):
             self._print(task_line(event))
         elif isinstance(event, RunFinished):
-            for line in summary_lines(event, self.run_dir):
+            for line in summary_lines(event, self.run_dir, self.replay):
                 self._print(line)
 
 
@@ -103,12 +114,14 @@ class JsonPrinter:
 
 
 class VerdictPrinter:
-    """Prints the run's check when it finishes; it must come after the store in the fan-out
-    (the store has then committed the run's final status)."""
+    """Prints the run's check (`edgeagent check`'s verdict) when it finishes and keeps it for
+    the exit code; it must come after the store in the fan-out (the store has then committed
+    the run's final status)."""
 
     def __init__(self, stream: TextIO | None = None) -> None:
         self.stream = stream or sys.stdout
         self.run_dir: str | None = None
+        self.exit_code = 0  # the verdict's: 0 VALID or SMOKE, 1 INVALID or not checked
 
     def emit(self, event: Event) -> None:
         if isinstance(event, RunStarted):
@@ -117,7 +130,10 @@ class VerdictPrinter:
             from .results.validity import check_run, verdict_lines
 
             try:
-                lines = verdict_lines(check_run(self.run_dir))
+                verdict = check_run(self.run_dir)
+                lines = verdict_lines(verdict)
+                self.exit_code = verdict.exit_code()
             except Exception as exc:  # noqa: BLE001 - a failed check must not fail the run
                 lines = [f"check not made: {exc}"]
+                self.exit_code = 1
             print("\n".join(lines), file=self.stream, flush=True)

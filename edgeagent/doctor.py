@@ -37,7 +37,8 @@ PACKAGES: tuple[tuple[str, str | None, str], ...] = (
     ("PyYAML", None, "task and config files"),
     ("Jinja2", None, "chat templates"),
     ("rich", None, "console output"),
-    ("textual", "tui", "the terminal dashboard"),
+    ("textual", None, "the terminal dashboard and `edgeagent view`"),
+    ("httpx", "endpoint", "`--endpoint URL`: OpenAI-compatible servers"),
     ("onnxruntime", "retrieval", "code search embeddings"),
     ("tokenizers", "retrieval", "code search embeddings"),
     ("sqlean.py", "retrieval", "SQLite that can load sqlite-vec"),
@@ -108,13 +109,16 @@ def render_text(findings: list[Finding]) -> str:
 
 
 def _bandwidth() -> Iterator[Finding]:
-    from edgeagent.results.bandwidth import measure_bandwidth
+    from edgeagent.meter.device import device_snapshot
+    from edgeagent.results.bandwidth import cache_path, measure_bandwidth, store_bandwidth
 
     bw = measure_bandwidth()
+    store_bandwidth(device_snapshot(), bw)  # runs on this device record it from now on
     yield Finding(
         "memory", "bandwidth", "ok",
-        f"{bw.gbs:.1f} GB/s ({bw.method}, {bw.buffer_bytes >> 20} MiB buffers)",
-        f"edgeagent report RUN_DIR --bandwidth-gbs {bw.gbs:.1f} rates decode against it",
+        f"{bw.gbs:.1f} GB/s ({bw.method}, {bw.buffer_bytes >> 20} MiB buffers); cached in "
+        f"{cache_path()}",
+        "runs on this device record it; their reports rate decode against it",
     )
 
 

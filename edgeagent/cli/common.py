@@ -58,7 +58,9 @@ def add_engine_flags(p: argparse.ArgumentParser, *, n_ctx_default: str = "") -> 
     """`--model`, `--n-ctx`, `--threads`, `--gpu-layers`, `--seed`, `--no-grammar`."""
     p.add_argument("--model", help="known model name or path to a .gguf file")
     p.add_argument("--n-ctx", type=int, help="llama.cpp context window" + n_ctx_default)
-    p.add_argument("--threads", type=int, help="CPU threads for llama.cpp")
+    p.add_argument("--threads", type=int,
+                   help="CPU threads for llama.cpp (0 or unset: one per CPU; the number used "
+                   "is recorded in provenance.json)")
     p.add_argument("--gpu-layers", type=int, help="layers to offload to a GPU")
     p.add_argument("--seed", type=int, help="sampling seed (recorded)")
     p.add_argument("--no-grammar", dest="grammar", action="store_false", default=None,

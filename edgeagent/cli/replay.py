@@ -90,7 +90,9 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     if not args.json:
         print(summary_text(result.summary))
         print(f"summary: {result.run_dir / 'result_summary.json'}")
-    return 130 if result.status == "interrupted" else 0
+    if result.status == "interrupted":
+        return 130
+    return 1 if result.summary["result"] == "INVALID" else 0  # as `edgeagent check` exits
 
 
 def _add_export(sub: argparse._SubParsersAction) -> None:

@@ -11,6 +11,7 @@ from ..errors import UserError
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
+    from ..results.compare import FORMATS as COMPARE_FORMATS
     from ..results.formats import FORMATS
 
     p = sub.add_parser(
@@ -29,19 +30,28 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         description="Compare runs: every headline metric with its ratio to the first run, "
         "per-task deltas, and warnings when runs are not comparable.")
     c.add_argument("run_dirs", type=Path, nargs="+", help="run directories (first = baseline)")
-    c.add_argument("--by", choices=["device"], help="pool runs of one device into a column")
-    c.add_argument("--format", default="text", choices=["text", "md", "json"])
+    c.add_argument("--by", choices=["device", "config"],
+                   help="device: pool runs of one device into a column (never an "
+                   "estimated-energy run with a measured or unmetered one); config: repeats "
+                   "of one configuration in one column, each metric as mean ± sd")
+    c.add_argument("--format", default="text", choices=COMPARE_FORMATS,
+                   help="output format (text); columns are A, B, ... with a legend line each")
+    c.add_argument("-o", "--output", type=Path, help="write to this file instead of stdout")
     c.add_argument("--bandwidth-gbs", type=float, metavar="GB/S",
                    help="measured memory bandwidth, for the decode roofline efficiency")
     c.set_defaults(func=_cmd_compare)
 
     k = sub.add_parser(
-        "check", help="VALID or INVALID, with the reasons (MLPerf style)",
+        "check", help="VALID, SMOKE or INVALID, with the reasons (MLPerf style)",
         description="Check a run: finished, no harness errors, no dropped replay turns, "
-        "energy present when requested, enough samples for the reported percentile, "
-        "no thermal throttling. Exit code 0 when VALID, 1 when INVALID.")
+        "energy present when requested, no thermal throttling; with fewer trajectories "
+        "than the reported percentile needs it is a SMOKE check, not a result. The same "
+        "verdict `run` and `replay` print at their end. Exit code 0 when VALID or SMOKE, "
+        "1 when INVALID.")
     k.add_argument("run_dir", type=Path, help="a run directory made by `edgeagent run`")
     k.add_argument("--json", action="store_true", help="print one JSON object")
+    k.add_argument("--strict", action="store_true",
+                   help="exit 1 for a SMOKE check too (only a VALID result exits 0)")
     k.set_defaults(func=_cmd_check)
 
 
@@ -66,7 +76,16 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
     if args.bandwidth_gbs is not None and args.bandwidth_gbs <= 0:
         raise UserError("--bandwidth-gbs must be a positive number of GB/s")
-    print(compare_dirs(args.run_dirs, args.by == "device", args.format, args.bandwidth_gbs))
+    text = compare_dirs(args.run_dirs, args.by, args.format, args.bandwidth_gbs)
+    if args.output:
+        try:
+            args.output.write_text(text + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise UserError(f"cannot write {args.output}: {exc.strerror or exc} "
+                            "(choose another --output)") from exc
+        print(f"wrote {args.output}")
+    else:
+        print(text)
     return 0
 
 
@@ -80,4 +99,4 @@ def _cmd_check(args: argparse.Namespace) -> int:
         print("\n".join(verdict_lines(verdict)))
         for note in verdict.notes:
             print(f"  ok: {note}")
-    return 0 if verdict.valid else 1
+    return verdict.exit_code(args.strict)

@@ -87,7 +87,19 @@ def run_command(args: argparse.Namespace) -> int:
         result = execute_run(config, sinks=[verdict, printer], stop_requested=stop,
                              progress=not args.json, resume_dir=resume_dir)
     except KeyboardInterrupt:
-        print("aborted; the steps completed so far are kept in the run directory",
-              file=sys.stderr)
+        print("aborted; the steps completed so far are kept in the run directory"
+              + resume_hint(verdict.run_dir), file=sys.stderr)
         return stop.exit_code
-    return stop.exit_code if result.status == "interrupted" else 0
+    except BrokenPipeError:
+        print("stopped: the output's reader went away; the run is marked failed with that "
+              "reason" + resume_hint(verdict.run_dir), file=sys.stderr)
+        raise  # cli.main ends it quietly with SIGPIPE's exit code
+    if result.status == "interrupted":
+        print(f"interrupted{resume_hint(str(result.run_dir))}", file=sys.stderr)
+        return stop.exit_code
+    # the verdict's exit code, as `edgeagent check` gives it (docs/run.md "Exit codes")
+    return verdict.exit_code
+
+
+def resume_hint(run_dir: str | None) -> str:
+    return f"; continue with: edgeagent run --resume {run_dir}" if run_dir else ""

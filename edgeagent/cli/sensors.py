@@ -18,13 +18,19 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "is unavailable and how to fix it.")
     p.add_argument("--root", type=Path, default=Path("/"),
                    help="read a copied or fixture sysfs tree instead of /")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--watch", action="store_true", help="print a reading every second")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object (readings as numbers, each with its unit)")
+    p.add_argument("--watch", action="store_true",
+                   help="print every source's power in watts every second (counters as "
+                   "their rate), until Ctrl-C")
     p.add_argument("--baseline", metavar="DURATION",
                    help="measure the idle power of the total over DURATION (e.g. 30s)")
     p.add_argument("--power-estimate-tdp", type=float, metavar="WATTS",
                    help="also offer a CPU-utilisation x TDP estimate (labelled estimated)")
     p.set_defaults(func=_cmd_sensors)
+
+
+WATCH_INTERVAL_S = 1.0
 
 
 def _reading(source: Any) -> str:
@@ -36,9 +42,50 @@ def _reading(source: Any) -> str:
     return f"{value:.3f} J (counter)" if is_energy_counter(source) else f"{value:.3f} W"
 
 
+def _reading_json(source: Any) -> dict[str, Any]:
+    """A reading as a number and its unit: W for a power source, J for an energy counter
+    (its running total; `--watch` shows its rate in W)."""
+    from ..meter.energy import is_energy_counter, read_source
+
+    value = read_source(source)
+    counter = is_energy_counter(source)
+    return {"value": value, "unit": "J" if counter else "W",
+            "kind": "energy counter" if counter else "power",
+            "null_reason": None if value is not None else "no reading now"}
+
+
+def _watch(sources: list[Any]) -> int:
+    """A line a second: watts of each source, counters differenced over the interval."""
+    import time
+
+    from ..meter.energy import is_energy_counter, read_source
+
+    if not sources:
+        raise UserError("nothing to watch: no power source found (the list above says why; "
+                        "--power-estimate-tdp WATTS offers a labelled estimate)")
+    last = {s.name: (time.monotonic(), read_source(s)) for s in sources if is_energy_counter(s)}
+    try:
+        while True:
+            time.sleep(WATCH_INTERVAL_S)
+            parts = []
+            for s in sources:
+                value = read_source(s)
+                if is_energy_counter(s):
+                    t0, j0 = last[s.name]
+                    now = time.monotonic()
+                    last[s.name] = (now, value)
+                    if value is None or j0 is None or value < j0:  # no read, or a wrap
+                        parts.append(f"{s.name} n/a")
+                        continue
+                    value = (value - j0) / (now - t0)
+                parts.append(f"{s.name} " + ("n/a" if value is None else f"{value:.3f} W"))
+            print(time.strftime("%H:%M:%S") + "  " + "  ".join(parts), flush=True)
+    except KeyboardInterrupt:
+        return 130  # Ctrl-C is how --watch ends: no traceback
+
+
 def _cmd_sensors(args: argparse.Namespace) -> int:
     import json
-    import time
 
     from ..meter.baseline import measure_baseline, parse_duration
     from ..meter.sources import choose_total, describe, discover_all
@@ -57,7 +104,7 @@ def _cmd_sensors(args: argparse.Namespace) -> int:
     total = choose_total(discovery)
     if args.json:
         report = describe(discovery, total)
-        report["readings"] = {s.name: _reading(s) for s in discovery.sources}
+        report["readings"] = {s.name: _reading_json(s) for s in discovery.sources}
     else:
         for s in discovery.sources:
             mark = "*" if total and s in total.sources else " "
@@ -79,8 +126,6 @@ def _cmd_sensors(args: argparse.Namespace) -> int:
                   f"({baseline.samples} samples, {baseline.label})")
     if args.json:
         print(json.dumps(report, indent=2, default=str))
-    while args.watch:
-        time.sleep(1.0)
-        print(time.strftime("%H:%M:%S") + "  " + "  ".join(
-            f"{s.name} {_reading(s)}" for s in discovery.sources) or "no sources", flush=True)
+    if args.watch:
+        return _watch(list(discovery.sources))
     return 0

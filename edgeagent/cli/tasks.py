@@ -7,11 +7,13 @@ import json
 import sys
 
 from ..suite import (
+    ORACLE_FILE,
     ContextEstimate,
     EstimatorFactory,
     Task,
     ValidationResult,
     find_task,
+    load_oracle,
     load_suite,
     select_tasks,
     store_cached,
@@ -40,7 +42,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                     help="skip the context estimate (no oracle replay)")
     lp.set_defaults(func=_cmd_list)
     sp = tsub.add_parser(
-        "show", help="one task in full: issue, tests, sizes, oracle",
+        "show", help="one task in full: issue, tests, sizes, the oracle's steps",
         description="Show a task: SUITE/ID, or a bare ID searched in every bundled suite.")
     sp.add_argument("task", metavar="ID", help="task id, or SUITE/ID (SUITE may be a directory)")
     sp.add_argument("--json", action="store_true", help="print one JSON object")
@@ -102,6 +104,7 @@ def _cmd_show(args: argparse.Namespace) -> int:
         limits={"max_steps": task.limits.max_steps, "wall_s": task.limits.wall_s,
                 "command_timeout_s": task.limits.command_timeout_s,
                 "test_timeout_s": task.limits.test_timeout_s},
+        oracle=_oracle_steps(task),
     )
     if args.json:
         print(json.dumps(row, indent=2))
@@ -119,7 +122,18 @@ def _cmd_show(args: argparse.Namespace) -> int:
             print(f"  {key.upper()}: {test_id}")
     print(f"dir: {task.dir}")
     print("\nissue:\n" + "\n".join("  " + line for line in task.issue.splitlines()))
+    if row["oracle"]:
+        print("\noracle (the reference solution, one tool call a step):")
+        for n, step in enumerate(row["oracle"], start=1):
+            print(f"  {n}. {step['tool']} {json.dumps(step['args'], ensure_ascii=False)}")
     return 0
+
+
+def _oracle_steps(task: Task) -> list[dict]:
+    """The oracle's tool calls; none when the task ships no oracle.yaml."""
+    if not (task.dir / ORACLE_FILE).is_file():
+        return []
+    return [{"tool": s.tool, "args": s.args} for s in load_oracle(task)]
 
 
 def _describe_ok(task: Task, result: ValidationResult) -> str:
@@ -158,7 +172,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
                     task.id, result.context_per_step, result.final_context_tokens, None))
         sys.stdout.flush()
     if failed:
-        print(f"{len(tasks)} tasks, {failed} failed")
+        print(f"{len(tasks)} task{'' if len(tasks) == 1 else 's'}, {failed} failed")
         return 1
-    print(f"{len(tasks)} tasks validated")
+    print(f"{len(tasks)} task{'' if len(tasks) == 1 else 's'} validated")
     return 0

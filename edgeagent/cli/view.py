@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from ..errors import UserError
@@ -13,7 +14,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "view", help="browse stored runs in the terminal (tasks, steps, charts, compare)",
         description="Browse past runs: pick a run, a task, a step; read the full action and "
-        "observation with the step's numbers; compare two runs side by side.")
+        "observation with the step's numbers; compare two runs side by side. Without a "
+        "terminal (a pipe, a CI log) it prints the run's report, or the comparison, instead.")
     p.add_argument("run_dir", nargs="?", type=Path, default=Path("runs"),
                    help="a run directory, or a folder of runs to pick from (default runs/)")
     p.add_argument("--compare", type=Path, metavar="RUN_DIR",
@@ -27,5 +29,28 @@ def _cmd_view(args: argparse.Namespace) -> int:
     from ..tui.view import ViewApp, check_view_paths
 
     check_view_paths(args.run_dir, args.compare)
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        return _print_instead(args.run_dir, args.compare)
     ViewApp(args.run_dir, args.compare).run()
+    return 0
+
+
+def _print_instead(run_dir: Path, compare: Path | None) -> int:
+    """No terminal to draw on: what the screen would show, as text (a screen drawn to a pipe
+    would never end)."""
+    if compare is not None:
+        from ..results.compare import compare_dirs
+
+        print("edgeagent view: no terminal; printing `edgeagent compare` instead",
+              file=sys.stderr)
+        print(compare_dirs([run_dir, compare], None, "text", None))
+        return 0
+    if not (run_dir / "run.db").is_file():
+        raise UserError(f"`edgeagent view` needs a terminal to pick a run from {run_dir}; "
+                        "without one, give a run directory (its report is printed) or use "
+                        f"`edgeagent report {run_dir}/<run>`")
+    from ..results.formats import render
+
+    print("edgeagent view: no terminal; printing `edgeagent report` instead", file=sys.stderr)
+    print(render(run_dir, "text", None))
     return 0

@@ -29,6 +29,7 @@ import numpy as np
 
 from ..config import SpecSettings
 from ..errors import ModelError
+from . import llama_log
 from .base import ContextOverflow, EngineError, Generation, Grammar, Message, gbnf_of
 from .chat_template import CHATML_TEMPLATE, ChatTemplate
 from .llamacpp_ops import evaluate_after_prefix, truncate_head_tail
@@ -120,9 +121,13 @@ class LlamaCppEngine:
                 'CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install --no-cache-dir llama-cpp-python'
             ) from exc
         self._llama_cpp = llama_cpp
+        llama_log.install(llama_cpp)  # llama.cpp's warnings go to provenance, not stderr
+        llama_log.take_warnings()
         system_info = llama_cpp.llama_print_system_info().decode(errors="replace").strip()
         check_build_is_safe(system_info)
         self.model_path = Path(model_path)
+        # 0 or None: one thread per CPU; what is recorded is the number llama.cpp was given
+        self.n_threads_requested = n_threads
         self.n_threads = n_threads or max(1, os.cpu_count() or 1)
         self.n_gpu_layers = n_gpu_layers
         self.seed = seed
@@ -148,6 +153,7 @@ class LlamaCppEngine:
                 "re-download it with `edgeagent models pull NAME`)"
             ) from exc
         self.load_ms = (time.monotonic_ns() - t0) / 1e6
+        self.load_warnings = llama_log.take_warnings()
         self.n_ctx = self.llm.n_ctx()
         self.system_info = system_info
         self._vocab = self.llm._model.vocab
@@ -217,6 +223,9 @@ class LlamaCppEngine:
             "n_ctx": self.n_ctx,
             "n_ctx_train": self._meta_int(f"{arch}.context_length"),
             "n_threads": self.n_threads,
+            "n_threads_requested": self.n_threads_requested,
+            "llama_cpp_load_warnings": self.load_warnings,
+            "n_threads_auto": not self.n_threads_requested,
             "n_gpu_layers": self.n_gpu_layers,
             "seed": self.seed,
             "temperature": self.temperature,

@@ -1,9 +1,10 @@
 """A replay's summary in the style of MLPerf's result_summary.json, from its run directory.
 
 Per-turn latency (request start to last token), TTFT and TPOT as mean/p50/p90/p99, input and
-output sequence lengths, KV reuse, duration, turns completed and dropped, validity with its
-reasons, the inline score and, where a power source covered the turns, energy per turn in mJ
-(prefill + decode phases); energy is null with the reason otherwise.
+output sequence lengths, KV reuse, duration, turns completed and dropped, the verdict of
+`edgeagent check` (one verdict for every command) with its reasons, the inline score and,
+where a power source covered the turns, energy per turn in mJ (prefill + decode phases);
+energy is null with the reason otherwise.
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..results.metrics import min_samples_for
 from ..results.store import open_run_db
+from ..results.validity import check_run, verdict_lines
 
 TURNS_FILE = "replay_turns.jsonl"
 SUMMARY_FILE = "result_summary.json"
@@ -30,12 +33,17 @@ def percentile(values: Sequence[float], q: float) -> float:
     return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
 
 
-def stats(values: Sequence[float | None]) -> dict[str, float | int] | None:
+def stats(values: Sequence[float | None]) -> dict[str, float | int | None] | None:
+    """Count, mean, min, max and percentiles; a percentile is null below the samples the
+    report's rule asks for (p90: 10, p99: 100), as in `edgeagent report`."""
     xs = [float(v) for v in values if v is not None]
     if not xs:
         return None
-    return {"count": len(xs), "mean": sum(xs) / len(xs), "min": min(xs), "max": max(xs),
-            "p50": percentile(xs, 50), "p90": percentile(xs, 90), "p99": percentile(xs, 99)}
+    out: dict[str, float | int | None] = {"count": len(xs), "mean": sum(xs) / len(xs),
+                                          "min": min(xs), "max": max(xs)}
+    for q in (50, 90, 99):
+        out[f"p{q}"] = percentile(xs, q) if len(xs) >= min_samples_for(q / 100) else None
+    return out
 
 
 def read_turns(run_dir: Path) -> list[dict[str, Any]]:
@@ -56,13 +64,14 @@ def summarize(run_dir: Path, settings: dict[str, Any]) -> dict[str, Any]:
         db.close()
     done = [t for t in turns if t["status"] == "completed"]
     dropped = [t for t in turns if t["status"] == "dropped"]
-    reasons = [f"{len(dropped)} dropped turn(s); first: {dropped[0]['conversation_id']} turn "
-               f"{dropped[0]['turn']}: {dropped[0]['reason']}"] if dropped else []
+    verdict = check_run(run_dir)  # the one verdict, as `edgeagent check` gives it
+    reasons = list(verdict.reasons)
+    if dropped:
+        reasons.append(f"first dropped turn: {dropped[0]['conversation_id']} turn "
+                       f"{dropped[0]['turn']}: {dropped[0]['reason']}")
     expected = settings.get("assistant_turns")
-    if expected is not None and len(turns) < expected:
+    if expected is not None and len(turns) < expected and verdict.reasons:
         reasons.append(f"{expected - len(turns)} turn(s) not attempted (run {run['status']})")
-    if not turns:
-        reasons.append("no turn was replayed")
     energy_mj: list[float | None] = []
     energy_reason = None
     source = scope = None
@@ -84,9 +93,11 @@ def summarize(run_dir: Path, settings: dict[str, Any]) -> dict[str, Any]:
         "benchmark": "edgeagent replay (MLPerf Inference Edge Agentic compatible, teacher-forced)",
         "run_id": run["run_id"] if run else None,
         "run_status": run["status"] if run else None,
-        "result": "VALID" if not reasons else "INVALID",
-        "valid": not reasons,
+        "result": verdict.result,
+        "valid": verdict.valid,
         "invalid_reasons": reasons,
+        "smoke": verdict.smoke,
+        "verdict_lines": verdict_lines(verdict),
         "conversations": len({t["conversation_id"] for t in turns}),
         "turns_total": len(turns),
         "turns_completed": len(done),
@@ -132,13 +143,17 @@ def write_summary(run_dir: Path, settings: dict[str, Any]) -> dict[str, Any]:
 def summary_text(summary: dict[str, Any]) -> str:
     def ms(key: str) -> str:
         s = summary.get(key)
-        return f"mean {s['mean']:.1f} p50 {s['p50']:.1f} p90 {s['p90']:.1f} ms" if s else "n/a"
+        if not s:
+            return "n/a"
+        qs = " ".join(f"{q} {s[q]:.1f}" for q in ("p50", "p90") if s.get(q) is not None)
+        return f"mean {s['mean']:.1f}{' ' + qs if qs else ''} ms" + (
+            "" if s.get("p90") is not None
+            else f" (p90 needs {min_samples_for(0.9)} turns, {s['count']} made)")
 
     energy = summary["energy_per_turn_mJ"]
     score = summary["inline_score"]
     lines = [
-        f"Result is: {summary['result']}"
-        + (f" ({'; '.join(summary['invalid_reasons'])})" if summary["invalid_reasons"] else ""),
+        *summary["verdict_lines"],
         f"turns {summary['turns_completed']}/{summary['turns_total']} completed, "
         f"{summary['turns_dropped']} dropped, {summary['conversations']} conversations, "
         f"{summary['duration_s'] or 0:.1f} s",

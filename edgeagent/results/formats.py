@@ -11,7 +11,15 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UserError
-from .metrics import Metric, RunData, load_run, roofline_metrics, run_metrics, step_metrics
+from .metrics import (
+    Metric,
+    RunData,
+    load_run,
+    recorded_bandwidth,
+    roofline_metrics,
+    run_metrics,
+    step_metrics,
+)
 from .metrics import task_rows as _task_rows
 from .report import render_report
 from .validity import Verdict, check_data, verdict_lines
@@ -60,9 +68,12 @@ def _metric_section(metrics: Sequence[Metric]) -> list[str]:
         lines.append(f"  {label} (n={by[key + '_p50'].n}): p50 {v(key + '_p50')}, "
                      f"p90 {v(key + '_p90')}, p99 {v(key + '_p99')}")
     est = " (ESTIMATED)" if "ESTIMATED" in by["energy_j"].label else ""
-    lines.append(f"  energy{est}: per task {f('energy_per_task_j')}, per resolved task "
-                 f"{v('energy_per_resolved_j')}, average power {v('average_power_w')}, "
-                 f"{v('tokens_per_joule')}")
+    if by["energy_j"].value is None:  # one reason, not a row of n/a
+        lines.append(f"  energy: not measured ({by['energy_j'].null_reason})")
+    else:
+        lines.append(f"  energy{est}: per task {f('energy_per_task_j')}, per resolved task "
+                     f"{f('energy_per_resolved_j')}, average power {f('average_power_w')}, "
+                     f"{v('tokens_per_joule')} generated")
     for kind in ("time", "energy"):
         parts = [f"{p} {v(f'{kind}_share_{p}')}"
                  for p in ("prefill", "decode", "tool", "other", "retrieval")]
@@ -113,7 +124,7 @@ def device_label(prov: dict[str, Any]) -> str:
 
 def render_md(data: RunData, metrics: Sequence[Metric], verdict: Verdict) -> str:
     lines = [f"# {_title(data)}", "",
-             f"**Result is: {'VALID' if verdict.valid else 'INVALID'}**", ""]
+             f"**Result is: {verdict.result}**", ""]
     lines += [f"- {r}" for r in verdict.reasons] + ([""] if verdict.reasons else [])
     lines += ["## Metrics", ""]
     lines += md_table(["metric", "value", "n", "note"],
@@ -137,7 +148,7 @@ def to_json(data: RunData, metrics: Sequence[Metric], verdict: Verdict,
         "bandwidth_gbs": bandwidth_gbs,
         "metrics": {m.key: asdict(m) for m in metrics},
         "tasks": _task_rows(data),
-        "steps": step_metrics(data, bandwidth_gbs),
+        "steps": step_metrics(data, bandwidth_gbs or recorded_bandwidth(data.provenance)),
         "validity": verdict.to_dict(),
     }
 
@@ -153,7 +164,7 @@ def render_csv(data: RunData, metrics: Sequence[Metric], bandwidth_gbs: float | 
         for key, value in t.items():
             if key not in ("task_id", "attempt"):
                 w.writerow(["task", t["task_id"], t["attempt"], "", key, value, "", ""])
-    for s in step_metrics(data, bandwidth_gbs):
+    for s in step_metrics(data, bandwidth_gbs or recorded_bandwidth(data.provenance)):
         for key, value in s.items():
             if key not in ("task_id", "attempt", "step"):
                 w.writerow(["step", s["task_id"], s["attempt"], s["step"], key, value, "", ""])

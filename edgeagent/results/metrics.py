@@ -20,7 +20,7 @@ import yaml
 
 from ..errors import StoreError
 from .percentiles import Bound, early_stopping_bound, percentile
-from .store import open_run_db
+from .store import kept_attempts, open_run_db
 
 PHASES = ("prefill", "decode", "tool", "other")
 HEADLINE_Q = 0.90  # the reported latency percentile (MLPerf SingleStream reports p90)
@@ -89,8 +89,10 @@ def load_run(run_dir: Path | str) -> RunData:
     db = open_run_db(run_dir)
     try:
         runs = _rows(db, "SELECT * FROM runs")
-        tasks = _rows(db, "SELECT * FROM tasks ORDER BY rowid")
-        steps = _rows(db, "SELECT * FROM steps ORDER BY t_start_ns")
+        # a resumed run's superseded attempts are kept in run.db but counted nowhere
+        kept = kept_attempts(db)
+        tasks = _rows(db, f"SELECT * FROM tasks WHERE {kept} ORDER BY rowid")
+        steps = _rows(db, f"SELECT * FROM steps WHERE {kept} ORDER BY t_start_ns")
         samples = _rows(db, "SELECT * FROM samples ORDER BY t_ns")
         readings = _rows(db, "SELECT * FROM sample_readings ORDER BY t_ns")
         extra = {t: _columns(db, t) for t in ("runs", "tasks", "steps")}
@@ -218,7 +220,8 @@ def _latency_metrics(prefix: str, label: str, values: Sequence[float], unit: str
                               n=n, higher_is_better=False))
         else:
             out.append(Metric(f"{prefix}_p{q}", f"{label} p{q}", None, unit,
-                              f"{n} samples; p{q} needs at least {need}", n=n,
+                              f"{n} sample{'' if n == 1 else 's'}; p{q} needs at least {need}",
+                              n=n,
                               higher_is_better=False))
     return out
 
@@ -352,8 +355,17 @@ def step_metrics(data: RunData, bandwidth_gbs: float | None = None) -> list[dict
     return out
 
 
+def recorded_bandwidth(prov: dict[str, Any]) -> float | None:
+    """The device's memory bandwidth the run recorded (measured once per device, cached)."""
+    bw = ((prov.get("device") or {}).get("memory_bandwidth") or {}).get("gbs")
+    return float(bw) if isinstance(bw, (int, float)) and bw > 0 else None
+
+
 def roofline_metrics(data: RunData, bandwidth_gbs: float | None) -> list[Metric]:
-    """Run-level decode efficiency: the median over steps of achieved / measured bandwidth."""
+    """Run-level decode efficiency: the median over steps of achieved / measured bandwidth
+    (`bandwidth_gbs` given, else the bandwidth the run recorded for its device)."""
+    if bandwidth_gbs is None:
+        bandwidth_gbs = recorded_bandwidth(data.provenance)
     rows = step_metrics(data, bandwidth_gbs)
     achieved = [r["decode_achieved_gbs"] for r in rows if r["decode_achieved_gbs"]]
     if model_bytes(data.provenance) is None:
@@ -363,9 +375,11 @@ def roofline_metrics(data: RunData, bandwidth_gbs: float | None) -> list[Metric]
     else:
         reason = None
     med = percentile(achieved, 50) if achieved else None
+    recorded = (data.provenance.get("device") or {}).get("memory_bandwidth") or {}
+    why_none = recorded.get("null_reason") or "the run recorded none"
     eff_reason = reason or (None if bandwidth_gbs else
-                            "no measured bandwidth (pass --bandwidth-gbs; "
-                            "`edgeagent doctor --bandwidth` measures it)")
+                            f"no measured bandwidth ({why_none}; `edgeagent doctor "
+                            "--bandwidth` measures it, or pass --bandwidth-gbs)")
     return [
         Metric("decode_achieved_gbs", "decode bytes read per second (median)", med, "GB/s",
                reason, n=len(achieved), higher_is_better=True),

@@ -81,7 +81,8 @@ def early_stopping_bound(
     need = min_samples_for_bound(q, confidence)
     if n < need:
         return Bound(None, 0, n, need,
-                     f"{n} samples; the early-stopping p{q * 100:g} bound needs at least {need}")
+                     f"{n} sample{'' if n == 1 else 's'}; the early-stopping p{q * 100:g} "
+                     f"bound needs at least {need}")
     # the passing t form a prefix 1..t*: the binomial CDF grows with t, so add its terms
     # one at a time until it exceeds 1 - confidence
     log_p, log_q, log_n = math.log(1 - q), math.log(q), math.lgamma(n + 1)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
-from .store import open_run_db
+from .store import kept_attempts, open_run_db
 
 
 def _pct(part: float, whole: float) -> str:
@@ -17,21 +18,11 @@ def _ms_s(ms: float | None) -> str:
     return f"{ms / 1000:.1f}" if ms is not None else "-"
 
 
-def superseded_clause(db: Any) -> str:
-    """WHERE clause leaving out attempts a resumed run superseded (results/resume.py)."""
-    has = db.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'superseded'"
-    ).fetchone()
-    if not has:
-        return ""
-    return "WHERE (task_id, attempt) NOT IN (SELECT task_id, attempt FROM superseded)"
-
-
 def render_report(run_dir: Path) -> str:
     db = open_run_db(run_dir)
     try:
         run = db.execute("SELECT * FROM runs").fetchone()
-        kept = superseded_clause(db)
+        kept = f"WHERE {kept_attempts(db)}"
         tasks = db.execute(f"SELECT * FROM tasks {kept} ORDER BY rowid").fetchall()
         phase_rows = db.execute(
             "SELECT sum(energy_prefill_j) AS prefill_j, sum(energy_decode_j) AS decode_j,"
@@ -54,7 +45,7 @@ def render_report(run_dir: Path) -> str:
         spec_row = db.execute(
             "SELECT count(*) AS n, sum(spec_drafted) AS drafted, sum(spec_accepted) AS accepted,"
             " sum(spec_target_passes) AS passes, sum(decoded_tokens) AS tokens"
-            " FROM steps WHERE spec_drafted IS NOT NULL"
+            f" FROM steps {kept} AND spec_drafted IS NOT NULL"
         ).fetchone()
     finally:
         db.close()
@@ -63,25 +54,24 @@ def render_report(run_dir: Path) -> str:
         return f"{run_dir}: the run never started (no run record)"
     prov = json.loads(run["provenance_json"] or "{}")
     model = prov.get("model", {})
-    device = prov.get("device", {})
     status = run["status"]
     if status == "running":
         status = "incomplete (the process ended before the run finished; steps below were kept)"
+    if run["status"] == "failed":
+        why = run["failure_reason"] if "failure_reason" in run.keys() else None
+        status = f"failed: {why or 'no reason recorded'}"
     lines.append(f"run {run['run_id']}  [{status}]")
     lines.append(
         f"model  {model.get('name') or model.get('path')}  {model.get('quantization') or ''}  "
         f"sha256 {str(model.get('sha256', ''))[:12]}  n_ctx {model.get('n_ctx')}  "
-        f"threads {model.get('n_threads')}"
+        f"threads {model.get('n_threads')}{' (auto)' if model.get('n_threads_auto') else ''}"
     )
     if model.get("endpoint"):
         lines.append(
             f"endpoint {model['endpoint']}  ({model.get('server_kind')}, "
             f"{model.get('server_locality')} server; {model.get('energy_scope')})"
         )
-    lines.append(
-        f"device {device.get('cpu_model')}  {device.get('cpu_logical_cores')} cpus  "
-        f"{device.get('os')} {device.get('kernel')}"
-    )
+    lines += device_lines(prov)
     lines.append(f"suite  {run['suite']}")
     lines.append("")
     header = (
@@ -198,4 +188,45 @@ def _energy_lines(run, prov: dict, tasks: list, phases) -> list[str]:
         )
     elif baseline:
         lines.append(f"  idle baseline not measured ({baseline.get('null_reason')})")
+    return lines
+
+
+def _gib(n: Any) -> str:
+    return f"{n / 2**30:.1f} GiB" if isinstance(n, (int, float)) else "? GiB"
+
+
+def device_lines(prov: dict[str, Any]) -> list[str]:
+    """The device a run was measured on, from its provenance: board, CPU, cores, memory, OS,
+    the llama.cpp build's compiled-in features, the Jetson power mode and the memory
+    bandwidth; a part the run did not record is left out."""
+    from ..doctor import build_features
+
+    device = prov.get("device") or {}
+    board = (prov.get("power") or {}).get("jetson_board") or {}
+    name = board.get("model") or device.get("device_model")
+    cores = device.get("cpu_physical_cores")
+    lines = [
+        f"device {name + ': ' if name else ''}{device.get('cpu_model') or 'unknown CPU'}, "
+        f"{cores if cores is not None else '?'} cores / {device.get('cpu_logical_cores')} "
+        f"threads, {_gib(device.get('memory_total_bytes'))} memory, "
+        f"{device.get('os_release') or device.get('os')} (kernel {device.get('kernel')}, "
+        f"{device.get('machine')})"
+    ]
+    info = device.get("llama_system_info")
+    if info or device.get("llama_cpp_python_version"):
+        on = [k for k, v in build_features(info or "").items() if v]
+        lines.append(f"build  llama-cpp-python {device.get('llama_cpp_python_version')}; "
+                     f"compiled in: {' '.join(on) or 'no CPU features reported'}")
+    if board.get("nvpmodel_name") or board.get("nvpmodel_id") is not None:
+        lines.append(f"power mode  nvpmodel {board.get('nvpmodel_name')} (id "
+                     f"{board.get('nvpmodel_id')}, {board.get('nvpmodel_source')}); L4T "
+                     f"{board.get('l4t_release') or '?'}")
+    bw = device.get("memory_bandwidth") or {}
+    if bw.get("gbs"):
+        when = time.strftime("%Y-%m-%d", time.localtime(bw["measured_unix"])) if isinstance(
+            bw.get("measured_unix"), (int, float)) else "?"
+        lines.append(f"memory bandwidth {bw['gbs']:.1f} GB/s (streaming copy, measured {when}"
+                     f"{', cached' if bw.get('cached') else ''})")
+    elif bw:
+        lines.append(f"memory bandwidth n/a ({bw.get('null_reason')})")
     return lines

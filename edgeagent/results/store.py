@@ -87,7 +87,7 @@ def _schema_sql() -> str:
         run_id TEXT PRIMARY KEY, suite TEXT, status TEXT NOT NULL,
         started_wall REAL, finished_wall REAL, wall_ms REAL,
         task_ids_json TEXT, provenance_json TEXT,
-        energy_j REAL, energy_null_reason TEXT, sample_hz REAL
+        energy_j REAL, energy_null_reason TEXT, sample_hz REAL, failure_reason TEXT
     );
     CREATE TABLE IF NOT EXISTS samples (
         t_ns INTEGER PRIMARY KEY, cpu_percent REAL, rss_bytes INTEGER, temp_c REAL,
@@ -146,6 +146,9 @@ class RunStore:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=FULL")
         self.db.executescript(_schema_sql())
+        run_cols = {r[1] for r in self.db.execute("PRAGMA table_info(runs)")}
+        if "failure_reason" not in run_cols:  # a run directory from before the column
+            self.db.execute("ALTER TABLE runs ADD COLUMN failure_reason TEXT")
         if not self.db.execute("SELECT version FROM schema_version").fetchone():
             self.db.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
         self._run_id: str | None = None
@@ -254,9 +257,10 @@ class RunStore:
         with self.db:
             self.db.execute(
                 "UPDATE runs SET status = ?, finished_wall = ?, wall_ms = ?, energy_j = ?,"
-                " energy_null_reason = ?, sample_hz = ? WHERE run_id = ?",
+                " energy_null_reason = ?, sample_hz = ?, failure_reason = ? WHERE run_id = ?",
                 (event.status, time.time(), event.wall_ms, event.energy_j,
-                 event.energy_null_reason, event.sample_hz, event.run_id),
+                 event.energy_null_reason, event.sample_hz, event.failure_reason,
+                 event.run_id),
             )
 
     def close(self) -> None:
@@ -276,6 +280,17 @@ def _drop_partial_lines(trajectories: Path) -> None:
         if data and not data.endswith(b"\n"):
             with path.open("r+b") as f:
                 f.truncate(data.rfind(b"\n") + 1)
+
+
+def kept_attempts(db: sqlite3.Connection) -> str:
+    """SQL condition on (task_id, attempt) leaving out the attempts a resumed run superseded
+    (results/resume.py): every count of tasks and steps reads through it."""
+    has = db.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'superseded'"
+    ).fetchone()
+    if not has:
+        return "1"
+    return "(task_id, attempt) NOT IN (SELECT task_id, attempt FROM superseded)"
 
 
 def open_run_db(run_dir: Path) -> sqlite3.Connection:

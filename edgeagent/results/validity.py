@@ -1,9 +1,12 @@
 """`edgeagent check`: an MLPerf-style VALID / INVALID verdict on a run, with the reasons.
 
-INVALID when any of: the run did not finish (interrupted, crashed, failed) or left tasks
-unrun; the harness errored on a task (engine or sandbox, not the model's own mistakes);
-replay turns were dropped; energy was requested but is missing; the reported latency
-percentile rests on too few samples; the CPU throttled (its clock fell under load).
+The one verdict: `run`, `replay`, `report` and `check` all print this one (docs/reports.md).
+Three results: VALID; SMOKE when nothing failed but the run has fewer trajectories than the
+reported latency percentile needs (a smoke check, not a result); INVALID when any of: the
+run did not finish (interrupted, crashed, failed) or left tasks unrun; the harness errored
+on a task (engine or sandbox, not the model's own mistakes); no task took a step; replay
+turns were dropped; energy was requested but is missing; the CPU throttled (its clock fell
+under load). Exit codes: 0 VALID or SMOKE (1 for SMOKE with `--strict`), 1 INVALID.
 """
 
 from __future__ import annotations
@@ -14,7 +17,14 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from .metrics import HEADLINE_Q, RunData, load_run, min_samples_for, trajectory_bound
+from .metrics import (
+    HEADLINE_Q,
+    RunData,
+    is_estimated,
+    load_run,
+    min_samples_for,
+    trajectory_bound,
+)
 
 HARNESS_TERMINATIONS = {"engine_error", "sandbox_error"}
 # throttling: process CPU above this (percent of one CPU) counts as "under load"
@@ -29,12 +39,25 @@ _MAX_SAMPLE_SPAN_NS = 1_000_000_000  # a sample stands for at most a second
 
 @dataclass(frozen=True)
 class Verdict:
-    valid: bool
+    valid: bool  # VALID: a result
     reasons: tuple[str, ...]  # why INVALID
     notes: tuple[str, ...]  # checks that passed or could not be made, for the record
+    smoke: str | None = None  # why this is a smoke check, not a result (too few samples)
+
+    @property
+    def result(self) -> str:
+        return "INVALID" if self.reasons else "SMOKE" if self.smoke else "VALID"
+
+    def exit_code(self, strict: bool = False) -> int:
+        """0 VALID or SMOKE (a passed smoke check), 1 INVALID; `strict`: SMOKE is 1 too."""
+        return 1 if self.reasons or (strict and self.smoke) else 0
 
     def to_dict(self) -> dict[str, Any]:
-        return {"result": "VALID" if self.valid else "INVALID", **asdict(self)}
+        return {"result": self.result, **asdict(self)}
+
+
+def count_trajectories(n: int) -> str:
+    return f"{n} {'trajectory' if n == 1 else 'trajectories'}"
 
 
 def _status_reasons(data: RunData) -> list[str]:
@@ -48,7 +71,8 @@ def _status_reasons(data: RunData) -> list[str]:
         elif status == "running":
             out.append(f"run {run['run_id']} ended without finishing (crash or kill)")
         elif status != "complete":
-            out.append(f"run {run['run_id']} {status}")
+            why = run.get("failure_reason")
+            out.append(f"run {run['run_id']} {status}: {why or 'no reason recorded'}")
         planned = json.loads(run.get("task_ids_json") or "[]")
         done = {t["task_id"] for t in data.tasks}
         missing = [t for t in planned if t not in done]
@@ -98,7 +122,13 @@ def energy_requested(data: RunData) -> bool:
 def _energy_reasons(data: RunData) -> tuple[list[str], list[str]]:
     missing = [t for t in data.tasks if t.get("energy_j") is None]
     if not missing:
-        return [], ([] if not data.tasks else ["energy measured for every task"])
+        if not data.tasks:
+            return [], []
+        if is_estimated(data):  # a CPU x TDP estimate is labelled as one, never "measured"
+            total = (data.provenance.get("power") or {}).get("total") or {}
+            return [], [f"energy ESTIMATED for every task ({total.get('label') or 'estimate'}"
+                        "; no power sensor, so not a measurement)"]
+        return [], ["energy measured for every task"]
     why = sorted({t.get("energy_null_reason") or "no reason recorded" for t in missing})
     if energy_requested(data):
         return [f"energy requested but missing for {len(missing)} of {len(data.tasks)} tasks "
@@ -106,18 +136,27 @@ def _energy_reasons(data: RunData) -> tuple[list[str], list[str]]:
     return [], [f"energy not measured ({'; '.join(why)}); not requested, so not a failure"]
 
 
-def _sample_reasons(data: RunData) -> tuple[list[str], list[str]]:
-    n = len(data.tasks)
+def trajectories(data: RunData) -> int:
+    """Trajectories a latency percentile rests on: tasks with at least one step (a task the
+    harness ended before its first step has no trajectory)."""
+    return sum(1 for t in data.tasks if (t.get("steps") or 0) > 0)
+
+
+def _sample_reasons(data: RunData) -> tuple[list[str], list[str], str | None]:
+    """(reasons, notes, smoke): too few trajectories make a smoke check, not a failure."""
+    n = trajectories(data)
     need = min_samples_for(HEADLINE_Q)
     q = f"p{HEADLINE_Q * 100:g}"
     bound = trajectory_bound(data)
+    if n == 0:
+        return ["no trajectory recorded (no task took a step)"], [], None
     if n < need:
-        return [f"{n} trajectories are too few for the reported {q} latency (at least {need}; "
-                f"the early-stopping bound needs {bound.min_samples})"], []
+        return [], [], (f"{count_trajectories(n)}: a smoke check, "
+                        f"not a result (a {q} latency result needs at least {need})")
     if bound.value is None:
-        return [], [f"{q} from {n} trajectories; the early-stopping bound needs "
-                    f"{bound.min_samples}, so it is not reported"]
-    return [], [f"{q} early-stopping bound from {n} trajectories"]
+        return [], [f"{q} from {count_trajectories(n)}; the early-stopping bound needs "
+                    f"{bound.min_samples}, so it is not reported"], None
+    return [], [f"{q} early-stopping bound from {count_trajectories(n)}"], None
 
 
 def throttling(samples: Sequence[dict[str, Any]]) -> tuple[str | None, str]:
@@ -153,16 +192,20 @@ def check_data(data: RunData) -> Verdict:
         reasons.append(f"{dropped} replay turns dropped (valid only with 0)")
     elif dropped == 0:
         notes.append("0 replay turns dropped")
-    for fn in (_energy_reasons, _sample_reasons):
-        r, n = fn(data)
-        reasons += r
-        notes += n
+    r, n = _energy_reasons(data)
+    reasons += r
+    notes += n
+    r, n, smoke = _sample_reasons(data)
+    reasons += r
+    notes += n
     throttled, note = throttling(data.samples)
     if throttled:
         reasons.append(throttled)
     else:
         notes.append(note)
-    return Verdict(not reasons, tuple(reasons), tuple(notes))
+    if smoke and reasons:
+        notes.append(smoke)
+    return Verdict(not reasons and not smoke, tuple(reasons), tuple(notes), smoke)
 
 
 def check_run(run_dir: Path | str) -> Verdict:
@@ -170,6 +213,8 @@ def check_run(run_dir: Path | str) -> Verdict:
 
 
 def verdict_lines(verdict: Verdict) -> list[str]:
-    lines = [f"Result is: {'VALID' if verdict.valid else 'INVALID'}"]
+    if verdict.result == "SMOKE":
+        return [f"Result is: SMOKE CHECK passed ({verdict.smoke})"]
+    lines = [f"Result is: {verdict.result}"]
     lines += [f"  - {r}" for r in verdict.reasons]
     return lines

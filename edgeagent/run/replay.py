@@ -29,7 +29,7 @@ from ..sandbox.process import ProcessLimits
 from ..sandbox.tools import Toolbox
 from ..sandbox.workspace import Workspace
 from ..suite import load_suite, suites_root
-from .session import RunSession, build_provenance, check_out_writable
+from .session import RunSession, build_provenance, check_out_writable, device_provenance
 
 
 def default_dataset() -> Path:
@@ -153,32 +153,40 @@ def execute_replay(
         "seed": config.seed, "conversations": [c.id for c in source.conversations],
         "assistant_turns": sum(c.assistant_turns for c in source.conversations),
     }
+    device = device_provenance(engine)  # before the session: not inside the run's time
     session = RunSession.open(config, run_dir, {**config.to_dict(), "replay": replay_info}, sinks)
     collector = session.collector
     turns_path = run_dir / TURNS_FILE
     turns_path.touch()
+    records: list[TaskRecord] = []
+    status = "failed"
+    session.start()
     try:
-        with session.recording(engine, stop_requested) as records:
-            provenance = build_provenance(config, model, engine, session.power)
-            provenance["replay"] = replay_info
-            session.emit(RunStarted(run_dir.name, str(run_dir), f"replay:{source.label}",
-                                    tuple(c.id for c in source.conversations), provenance))
-            for conv in source.conversations:
-                if stop_requested():
-                    break
-                collector.steps.clear()
-                t_conv = time.monotonic_ns()
-                with _executor_for(conv, source, config, engine, reexecute_tools) as executor:
-                    result = replay_conversation(
-                        conv, engine, session.sink, settings, executor=executor,
-                        stop_requested=stop_requested,
-                        on_turn=lambda t: _append_turn(turns_path, t),
-                    )
-                scores = [t.score for t in result.turns]
-                session.emit(_task_record(result, list(collector.steps),
-                                          (time.monotonic_ns() - t_conv) / 1e6,
-                                          sum(scores) / len(scores) if scores else None))
-                records.append(collector.tasks[-1])
+        provenance = build_provenance(config, model, engine, session.power, device)
+        provenance["replay"] = replay_info
+        session.emit(RunStarted(run_dir.name, str(run_dir), f"replay:{source.label}",
+                                tuple(c.id for c in source.conversations), provenance))
+        for conv in source.conversations:
+            if stop_requested():
+                break
+            collector.steps.clear()
+            t_conv = time.monotonic_ns()
+            with _executor_for(conv, source, config, engine, reexecute_tools) as executor:
+                result = replay_conversation(
+                    conv, engine, session.sink, settings, executor=executor,
+                    stop_requested=stop_requested,
+                    on_turn=lambda t: _append_turn(turns_path, t),
+                )
+            scores = [t.score for t in result.turns]
+            session.emit(_task_record(result, list(collector.steps),
+                                      (time.monotonic_ns() - t_conv) / 1e6,
+                                      sum(scores) / len(scores) if scores else None))
+            records.append(collector.tasks[-1])
+        status = "interrupted" if stop_requested() else "complete"
+    except KeyboardInterrupt:
+        status = "interrupted"
+        raise
     finally:
+        session.finish(engine, status, records)
         summary = write_summary(run_dir, replay_info)
-    return ReplayResult(run_dir, session.status, summary)
+    return ReplayResult(run_dir, status, summary)

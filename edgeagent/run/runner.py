@@ -27,7 +27,14 @@ from ..sandbox.process import ProcessLimits, run_command
 from ..sandbox.tools import Toolbox
 from ..sandbox.workspace import Workspace
 from ..suite import Grade, Task, grade, load_suite, select_tasks
-from .session import RunSession, StepCollector, build_provenance, check_out_writable
+from .session import (
+    RunSession,
+    StepCollector,
+    build_provenance,
+    check_out_writable,
+    device_provenance,
+    failure_reason,
+)
 
 # exit codes of a shell that could not start the command at all
 _CANNOT_RUN = {126, 127}
@@ -183,9 +190,15 @@ def execute_run(
         run_dir = make_run_dir(out, _run_label(suite.name, model.name or str(model.path)))
     else:
         run_dir = plan.run_dir
+    device = device_provenance(engine)  # before the session: not inside the run's time
     session = RunSession.open(config, run_dir, config.to_dict(), sinks, resume=plan)
-    with session.recording(engine, stop_requested) as records:
-        provenance = build_provenance(config, model, engine, session.power)
+    records: list[TaskRecord] = []
+    status = "failed"
+    failure: str | None = None
+    in_progress: tuple[str, int, int] | None = None  # task, attempt, start ns
+    session.start()
+    try:
+        provenance = build_provenance(config, model, engine, session.power, device)
         if retrieval is not None:
             provenance["retrieval"] = retrieval.provenance()
         session.emit(
@@ -199,9 +212,26 @@ def execute_run(
                 records.append(plan.done[task.id])  # finished before the run stopped: kept
                 continue
             attempt = plan.next_attempt.get(task.id, 0) if plan is not None else 0
+            in_progress = (task.id, attempt, time.monotonic_ns())
             records.append(run_task(task, attempt, config, engine, session.sink,
                                     stop_requested, session.collector, retrieval))
-    return RunResult(run_dir, session.status, tuple(records))
+            in_progress = None
+        status = "interrupted" if stop_requested() else "complete"
+    except KeyboardInterrupt as exc:
+        status = "interrupted"
+        failure = failure_reason(exc)
+        raise
+    except Exception as exc:
+        failure = failure_reason(exc)
+        raise
+    finally:
+        if in_progress is not None and failure is not None:
+            task_id, attempt, t0 = in_progress
+            session.record_unfinished(task_id, attempt, (time.monotonic_ns() - t0) / 1e6,
+                                      failure)
+        session.finish(engine, status, records,
+                       failure if status == "failed" else None)
+    return RunResult(run_dir, status, tuple(records))
 
 
 def _retrieval_service(config: RunConfig) -> Any:

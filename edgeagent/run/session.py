@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,6 +31,16 @@ from ..meter.sources.jetson import board_info as jetson_board_info
 from ..results.resume import ResumePlan
 from ..results.store import RunStore
 from ..sandbox.process import isolation_report
+
+
+def failure_reason(exc: BaseException) -> str:
+    """Why a run failed, in one line for `report` and `check`."""
+    if isinstance(exc, BrokenPipeError):
+        return ("the output's reader went away (broken pipe, e.g. `| head`); run with --out "
+                "and read the run directory instead")
+    if isinstance(exc, KeyboardInterrupt):
+        return "aborted by a second Ctrl-C"
+    return f"{type(exc).__name__}: {str(exc)[:300]}"
 
 
 class StepCollector:
@@ -68,12 +78,22 @@ def sample_interval(config: RunConfig, total: Total | None) -> float:
     return config.sample_interval_s
 
 
+def device_provenance(engine: Any) -> dict[str, Any]:
+    """The device snapshot and its memory bandwidth (cached per device; measured on the first
+    run there, before the run's clock starts)."""
+    from ..results.bandwidth import device_bandwidth
+
+    device = device_snapshot(getattr(engine, "system_info", None))
+    return {**device, "memory_bandwidth": device_bandwidth(device)}
+
+
 def build_provenance(
-    config: RunConfig, model: Any, engine: Any, power: dict[str, Any]
+    config: RunConfig, model: Any, engine: Any, power: dict[str, Any],
+    device: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     return {
         "edgeagent_version": __version__,
-        "device": device_snapshot(getattr(engine, "system_info", None)),
+        "device": device if device is not None else device_provenance(engine),
         "model": {
             "name": model.name,
             "path": str(model.path) if model.path is not None else None,
@@ -101,7 +121,6 @@ class RunSession:
     sink: EventSink
     power: dict[str, Any]
     t0_ns: int = 0
-    status: str = "open"  # complete | interrupted | failed once finished
 
     @classmethod
     def open(
@@ -134,43 +153,52 @@ class RunSession:
         self.t0_ns = time.monotonic_ns()
         self.sampler.start()
 
-    @contextlib.contextmanager
-    def recording(
-        self, engine: object, stop_requested: Callable[[], object]
-    ) -> Iterator[list[TaskRecord]]:
-        """Start the meter, hand out the list the caller appends task records to, and finish
-        the run however the block ends: complete, interrupted (a stop was asked, or Ctrl-C
-        twice), or failed (any other exception, which propagates)."""
-        records: list[TaskRecord] = []
-        status = "failed"
-        self.start()
-        try:
-            yield records
-            status = "interrupted" if stop_requested() else "complete"
-        except KeyboardInterrupt:
-            status = "interrupted"
-            raise
-        finally:
-            self.finish(engine, status, records)
-
     def emit(self, event: Event) -> None:
         self.sink.emit(event)
 
-    def finish(self, engine: object, status: str, records: Sequence[TaskRecord]) -> None:
-        """Stop the meter, record RunFinished with the run's energy and sample rate, and close
-        the store and the engine."""
-        self.status = status
+    def record_unfinished(self, task_id: str, attempt: int, wall_ms: float, why: str) -> None:
+        """The task a failure or an abort cut short gets a record, `interrupted` with the
+        reason, so no task stays "running" and `--resume` runs it again. Written to the store
+        alone: the other sinks (a console whose reader went away) may be what failed."""
+        steps = [s for s in self.collector.steps if s.task_id == task_id]
+        record = TaskRecord(
+            task_id=task_id, attempt=attempt, outcome="unresolved", termination="interrupted",
+            steps=len(steps), wall_ms=wall_ms,
+            context_tokens_final=max((s.context_tokens for s in steps), default=0),
+            prefill_tokens=sum(s.prefill_tokens for s in steps),
+            decoded_tokens=sum(s.decoded_tokens for s in steps),
+            reused_tokens=sum(s.reused_tokens for s in steps),
+            prefill_ms=sum(s.prefill_ms for s in steps),
+            decode_ms=sum(s.decode_ms for s in steps), tool_ms=sum(s.tool_ms for s in steps),
+            format_errors=sum(1 for s in steps if s.format_error), energy_j=None,
+            energy_null_reason="the task did not finish", grading_output="not graded: " + why,
+            error=why,
+        )
+        with contextlib.suppress(StoreError):  # the store may be what failed (disk full)
+            self.store.emit(record)
+
+    def finish(self, engine: object, status: str, records: Sequence[TaskRecord],
+               failure_reason: str | None = None) -> None:
+        """Stop the meter, record RunFinished with the run's energy and sample rate (and why
+        it failed), and close the store and the engine, even when a sink fails."""
         self.sampler.stop()
         wall_ms = (time.monotonic_ns() - self.t0_ns) / 1e6
         run_energy = sum_joules([r.energy_j for r in records])
-        self.sink.emit(RunFinished(
+        finished = RunFinished(
             self.run_dir.name, status, tuple(records), wall_ms, energy_j=run_energy,
             energy_null_reason=None if run_energy is not None else (
                 next((r.energy_null_reason for r in records if r.energy_j is None), NO_SOURCE)
             ),
             sample_hz=len(self.sampler.samples()) / (wall_ms / 1000) if wall_ms > 0 else None,
-        ))
-        self.store.close()
-        close = getattr(engine, "close", None)
-        if close:
-            close()
+            failure_reason=failure_reason,
+        )
+        try:
+            if failure_reason is not None:
+                self.store.emit(finished)  # the printers may be what failed
+            else:
+                self.sink.emit(finished)
+        finally:
+            self.store.close()
+            close = getattr(engine, "close", None)
+            if close:
+                close()

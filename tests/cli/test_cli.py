@@ -3,6 +3,7 @@ with one line on stderr naming what is wrong, before (or instead of) loading a m
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -122,7 +123,40 @@ def test_models_list_shows_known_models(capsys: pytest.CaptureFixture[str]) -> N
     for name in KNOWN_MODELS:
         assert name in out
     default_line = next(line for line in out.splitlines() if line.startswith(DEFAULT_MODEL))
-    assert "(default)" in default_line
+    assert default_line.count("default") == 1 and default_line.endswith("(default)")
+
+
+def test_models_list_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["models", "list", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert {r["name"] for r in rows if r["known"]} == set(KNOWN_MODELS)
+    (default,) = [r for r in rows if r["default"]]
+    assert default["name"] == DEFAULT_MODEL and isinstance(default["present"], bool)
+
+
+def test_tasks_show_prints_the_oracle(capsys: pytest.CaptureFixture[str]) -> None:
+    """The help promises the oracle: show prints its tool calls, not only their count."""
+    assert cli.main(["tasks", "show", "smoke/fix-add"]) == 0
+    out = capsys.readouterr().out
+    assert "oracle (the reference solution, one tool call a step):" in out
+    assert "  1. " in out and "calc.py" in out.split("oracle (the reference")[1]
+    assert cli.main(["tasks", "show", "smoke/fix-add", "--json"]) == 0
+    oracle = json.loads(capsys.readouterr().out)["oracle"]
+    assert oracle and all(set(step) == {"tool", "args"} for step in oracle)
+
+
+def test_one_task_validated_is_singular(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["tasks", "validate", "smoke", "--task", "fix-add", "--no-context"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "1 task validated"
+
+
+def test_docs_name_the_bandwidth_command_that_exists() -> None:
+    """`python -m edgeagent.results.bandwidth` is gone; `edgeagent doctor --bandwidth` is
+    the command every page names."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    stale = [p.name for p in pages if "edgeagent.results.bandwidth" in p.read_text()]
+    assert stale == []
+    assert "--bandwidth" in (ROOT / "docs" / "metrics.md").read_text()
 
 
 # ------------------------------------------------------------------------ bad inputs
@@ -284,6 +318,7 @@ def test_config_file_with_an_unknown_key(
     assert cli.main(argv) == 2
     line = error_line(capsys)
     assert f"{config}:2" in line and "'modle'" in line
+    assert "did you mean 'model'?" in line  # as task.yaml's unknown keys get
     assert_no_run_dir(tmp_path)
 
 

@@ -348,8 +348,13 @@ def test_an_engine_error_ends_the_task_with_the_servers_message(
             "run", "--endpoint", stub + "/err500", "--suite", "smoke", "--task", "fix-add",
             "--out", str(tmp_path), "--max-steps", "2", "--turn-timeout-s", "3",
         ])  # fmt: skip
-    assert code == 0
+    # every task ended in engine_error: INVALID, exit 1, as `edgeagent check` says
+    assert code == 1
+    text = stdout.getvalue()
+    assert "None threads" not in text and f"endpoint {stub}/err500" in text
+    assert "Result is: INVALID" in text and "smoke check" not in text
     (run_dir,) = tmp_path.iterdir()
+    assert cli.main(["check", str(run_dir)]) == 1
     db = open_run_db(run_dir)
     try:
         task = db.execute("SELECT * FROM tasks").fetchone()

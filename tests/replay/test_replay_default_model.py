@@ -19,13 +19,14 @@ pytestmark = pytest.mark.model
 EDGEAGENT = str(Path(sys.executable).with_name("edgeagent"))
 
 
-def test_default_replay_is_valid_and_reuses_the_cache(tmp_path: Path) -> None:
+def test_default_replay_is_a_smoke_check_and_reuses_the_cache(tmp_path: Path) -> None:
     proc = subprocess.run([EDGEAGENT, "replay", "--out", str(tmp_path)],
                           capture_output=True, text=True, timeout=1500)
     assert proc.returncode == 0, proc.stderr[-2000:]
     (run_dir,) = tmp_path.iterdir()
     summary = json.loads((run_dir / "result_summary.json").read_text())
-    assert summary["result"] == "VALID" and summary["turns_dropped"] == 0
+    # the bundled workload has too few conversations for a p90: a smoke check
+    assert summary["result"] == "SMOKE" and summary["turns_dropped"] == 0
     assert summary["turns_completed"] == summary["turns_total"] >= 12
     db = sqlite3.connect(run_dir / "run.db")
     steps = db.execute("SELECT task_id, step, context_tokens, reused_tokens FROM steps"

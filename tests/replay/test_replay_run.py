@@ -69,15 +69,34 @@ def test_default_workload_replays_every_turn(smoke_replay) -> None:
     expected = sum(c.assistant_turns for c in load_dataset(
         ROOT / "tasks" / "replay" / "smoke.jsonl")[:2])
     assert summary["turns_total"] == summary["turns_completed"] == expected
-    assert summary["turns_dropped"] == 0 and summary["valid"] and summary["result"] == "VALID"
+    # two conversations are a smoke check, as `edgeagent check` says of the same directory
+    assert summary["turns_dropped"] == 0 and summary["result"] == "SMOKE"
     for key in ("latency_ms", "ttft_ms", "tpot_ms", "isl_tokens", "osl_tokens"):
         assert set(summary[key]) >= {"mean", "p50", "p90", "p99"}, key
+        # p90 and p99 follow the report's sample-size rule: null below 10 and 100 turns
+        assert summary[key]["p99"] is None
+        assert (summary[key]["p90"] is None) == (summary[key]["count"] < 10)
     assert summary["energy_per_turn_mJ"] is None and summary["energy_null_reason"]
     assert 0.0 <= summary["inline_score"] <= 1.0
     scores = json.loads((run_dir / SCORES_FILE).read_text())
     assert len(scores["turns"]) == expected
-    assert "Result is: VALID" in text
-    assert (run_dir / "report.txt").read_text().startswith("Result is: VALID")
+    assert "Result is: SMOKE CHECK passed (2 trajectories: a smoke check" in text
+    assert (run_dir / "report.txt").read_text().startswith("Result is: SMOKE CHECK passed")
+    # replayed conversations are not "resolved"
+    assert "2/2 conversations replayed" in text and "resolved" not in text
+
+
+def test_replay_prints_the_verdict_check_gives(
+    smoke_replay, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_dir, text = smoke_replay
+    code = cli.main(["check", str(run_dir), "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    summary = json.loads((run_dir / SUMMARY_FILE).read_text())
+    assert (code, doc["result"]) == (0, summary["result"])
+    assert cli.main(["check", str(run_dir)]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert [x for x in text.splitlines() if x.startswith("Result is:")] == [first]
 
 
 def test_replay_steps_are_recorded_like_live_steps(smoke_replay) -> None:
@@ -117,7 +136,7 @@ def test_overflowing_turns_are_dropped_and_the_run_invalid(
     code, text, run_dir = replay("--model", str(tiny_model_path), "--conversations", "fix-add",
                                  "--max-new-tokens", "16", "--n-ctx", "1024",
                                  "--out", str(tmp_path))
-    assert code == 0 and run_dir is not None, text
+    assert code == 1 and run_dir is not None, text  # INVALID exits 1, as `check` does
     turns = turns_of(run_dir)
     dropped = [t for t in turns if t["status"] == "dropped"]
     assert dropped and len(dropped) < len(turns)
@@ -129,6 +148,7 @@ def test_overflowing_turns_are_dropped_and_the_run_invalid(
     assert summary["result"] == "INVALID" and summary["turns_dropped"] == len(dropped)
     assert "dropped" in summary["invalid_reasons"][0]
     assert "Result is: INVALID" in text
+    assert cli.main(["check", str(run_dir)]) == 1
 
 
 class OracleEngine:

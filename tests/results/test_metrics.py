@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from run_fixture import write_run
+from run_fixture import provenance, uniform_tasks, write_run
 
 from edgeagent import cli
 from edgeagent.results.metrics import (
@@ -119,7 +119,7 @@ def test_report_formats(run_dir: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert cli.main(["report", str(run_dir), "--format", "json", "--bandwidth-gbs", "20"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["metrics"]["energy_per_task_j"]["value"] == pytest.approx(55.0)
-    assert doc["validity"]["result"] == "INVALID"
+    assert doc["validity"]["result"] == "SMOKE"  # two tasks: a smoke check
     assert len(doc["steps"]) == 3 and [t["task_id"] for t in doc["tasks"]] == ["a", "b"]
 
     assert cli.main(["report", str(run_dir), "--format", "csv"]) == 0
@@ -130,12 +130,12 @@ def test_report_formats(run_dir: Path, capsys: pytest.CaptureFixture[str]) -> No
 
     assert cli.main(["report", str(run_dir), "--format", "md"]) == 0
     md = capsys.readouterr().out
-    assert "**Result is: INVALID**" in md and "| energy per task | 55.00 J |" in md
+    assert "**Result is: SMOKE**" in md and "| energy per task | 55.00 J |" in md
 
     assert cli.main(["report", str(run_dir)]) == 0
     text = capsys.readouterr().out
     assert "resolved 1/2 (50.0%), 360.0 tasks/h completed" in text
-    assert "Result is: INVALID" in text
+    assert "Result is: SMOKE CHECK passed (2 trajectories" in text
 
 
 def test_html_report_is_one_file_with_inline_plots(run_dir: Path, tmp_path: Path,
@@ -176,3 +176,41 @@ def test_estimated_energy_is_labelled_so(tmp_path: Path) -> None:
     for key in ("energy_j", "energy_per_task_j", "average_power_w", "energy_share_decode"):
         assert by[key].label.endswith("(ESTIMATED)")
     assert by["energy_j"].value == pytest.approx(110.0)  # the number itself is unchanged
+
+
+def test_a_run_without_energy_says_so_once(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """No row of n/a ("average power n/a, n/a"): one line with the reason."""
+    run = write_run(tmp_path / "r", uniform_tasks(2, energy_j=None),
+                    prov=provenance(sensor=False))
+    assert cli.main(["report", str(run)]) == 0
+    text = capsys.readouterr().out
+    assert "  energy: not measured (no power source found)" in text
+    assert "n/a, n/a" not in text and "1 samples" not in text and "2 samples;" in text
+
+
+def test_the_report_describes_the_device(tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    prov = provenance()
+    prov["device"] = {
+        "device_model": "NVIDIA Jetson Orin Nano Developer Kit", "cpu_model": "ARMv8 rev 1",
+        "cpu_physical_cores": 6, "cpu_logical_cores": 6, "memory_total_bytes": 8 * 2**30,
+        "os": "Linux", "os_release": "Ubuntu 22.04.4 LTS", "kernel": "5.15.136-tegra",
+        "machine": "aarch64", "llama_cpp_python_version": "0.3.36",
+        "llama_system_info": "CPU : NEON = 1 | ARM_FMA = 1 | SVE = 0 | OPENMP = 1 |",
+        "memory_bandwidth": {"gbs": 60.0, "measured_unix": 0.0, "cached": True},
+    }
+    prov["power"]["jetson_board"] = {"model": "NVIDIA Jetson Orin Nano Developer Kit",
+                                     "nvpmodel_id": 0, "nvpmodel_name": "15W",
+                                     "nvpmodel_source": "status", "l4t_release": "36.3.0"}
+    run = write_run(tmp_path / "r", prov=prov)
+    assert cli.main(["report", str(run)]) == 0
+    text = capsys.readouterr().out
+    assert ("device NVIDIA Jetson Orin Nano Developer Kit: ARMv8 rev 1, 6 cores / 6 threads, "
+            "8.0 GiB memory, Ubuntu 22.04.4 LTS (kernel 5.15.136-tegra, aarch64)") in text
+    assert "build  llama-cpp-python 0.3.36; compiled in: NEON ARM_FMA OPENMP" in text
+    assert "power mode  nvpmodel 15W (id 0, status); L4T 36.3.0" in text
+    assert "memory bandwidth 60.0 GB/s (streaming copy" in text
+    # the recorded bandwidth is the roofline: no --bandwidth-gbs needed
+    line = next(x for x in text.splitlines() if "roofline efficiency" in x)
+    assert "n/a" not in line

@@ -104,9 +104,55 @@ def test_missing_energy_when_requested(tmp_path: Path) -> None:
     assert check_run(plain).valid
 
 
-def test_too_few_samples_for_the_reported_percentile(tmp_path: Path) -> None:
-    reason = only_reason(valid_run(tmp_path / "r", tasks=uniform_tasks(9)))
-    assert reason.startswith("9 trajectories are too few for the reported p90 latency")
+def test_an_estimate_is_not_called_measured(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    prov = provenance(sensor=False)
+    prov["power"] = {"sources": [{"name": "estimate:cpu-tdp", "kind": "power",
+                                  "scope": "estimated"}], "unavailable": [],
+                     "total": {"label": "ESTIMATE cpu x 15 W TDP", "scope": "estimated",
+                               "sources": ["estimate:cpu-tdp"], "estimated": True}}
+    run = valid_run(tmp_path / "r", prov=prov,
+                    config={"suite": "s", "power_estimate_tdp": 15})
+    assert cli.main(["check", str(run)]) == 0
+    text = capsys.readouterr().out
+    assert "measured" not in text.replace("not a measurement", "")
+    assert "ok: energy ESTIMATED for every task (ESTIMATE cpu x 15 W TDP" in text
+    assert cli.main(["check", str(run), "--json"]) == 0
+    notes = json.loads(capsys.readouterr().out)["notes"]
+    assert not any("energy measured" in n for n in notes)
+    assert any(n.startswith("energy ESTIMATED for every task") for n in notes)
+
+
+def test_too_few_samples_make_a_smoke_check_not_a_result(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = valid_run(tmp_path / "r", tasks=uniform_tasks(9))
+    verdict = check_run(run)
+    assert verdict.result == "SMOKE" and not verdict.valid and verdict.reasons == ()
+    assert cli.main(["check", str(run)]) == 0  # a passed smoke check
+    out = capsys.readouterr().out
+    assert out.startswith("Result is: SMOKE CHECK passed (9 trajectories: a smoke check, not a "
+                          "result (a p90 latency result needs at least 10))")
+    assert "INVALID" not in out and "n/a" not in out
+    assert cli.main(["check", str(run), "--strict"]) == 1  # only VALID passes --strict
+    capsys.readouterr()
+    assert cli.main(["check", str(run), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["result"] == "SMOKE"
+    # a smoke run that also failed is INVALID, for its failure; the sample count is a note
+    failed = valid_run(tmp_path / "f", tasks=uniform_tasks(1), status="interrupted")
+    verdict = check_run(failed)
+    assert verdict.result == "INVALID" and len(verdict.reasons) == 1
+    assert "1 trajectory: a smoke check" in verdict.notes[-1]
+
+
+def test_a_task_without_a_step_is_no_trajectory(tmp_path: Path) -> None:
+    ((record, _),) = uniform_tasks(1)
+    empty = replace_task(record, steps=0, termination="engine_error", outcome="error",
+                         error="model failed to load")
+    verdict = check_run(valid_run(tmp_path / "r", tasks=[(empty, [])]))
+    assert verdict.result == "INVALID"
+    assert "no trajectory recorded (no task took a step)" in verdict.reasons
 
 
 def test_thermal_throttling(tmp_path: Path) -> None:
@@ -137,8 +183,12 @@ def test_every_run_ends_with_the_verdict(tiny_model_path: Path, tmp_path: Path,
         "--out", str(tmp_path), "--max-steps", "1", "--max-new-tokens", "8",
         "--n-ctx", "2048", "--threads", "1",
     ])  # fmt: skip
-    assert code == 0
+    assert code == 0  # a passed smoke check exits 0, as `check` does
     lines = capsys.readouterr().out.splitlines()
-    i = lines.index("Result is: INVALID")
-    assert lines[i + 1].startswith("  - 1 trajectories are too few for the reported p90")
+    verdict = [x for x in lines if x.startswith("Result is:")]
+    run_dir = lines[-1].split()[1]
     assert "0/1 resolved" in lines[-2]  # the summary still closes the output
+    # the one verdict: what the run printed is what `check` prints on its directory
+    assert cli.main(["check", run_dir]) == code
+    assert verdict == [capsys.readouterr().out.splitlines()[0]]
+    assert verdict[0].startswith("Result is: SMOKE CHECK passed (1 trajectory: a smoke check")

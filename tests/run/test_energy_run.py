@@ -4,11 +4,16 @@
 from __future__ import annotations
 
 import json
+import re
+import signal
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import paths
 import pytest
+from paths import ROOT
 
 from edgeagent.cli import main
 
@@ -86,10 +91,41 @@ def test_sensors_lists_sources_and_explains_the_unavailable(
     assert main(["sensors", "--root", str(FIXTURES / "rapl" / "laptop"), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["total"]["label"] == "rapl:psys"
-    assert "rapl:package-0" in report["readings"]
+    reading = report["readings"]["rapl:package-0"]  # a number and its unit, not "4.1 J"
+    assert isinstance(reading["value"], float) and reading["unit"] == "J"
+    assert reading["kind"] == "energy counter" and reading["null_reason"] is None
     reasons = {u["name"]: u["reason"] for u in report["unavailable"]}
     assert reasons["battery"] == "not present"
     assert reasons["estimate:cpu-tdp"] == "no TDP declared"
+
+
+def test_sensors_watch_prints_watts_and_ends_quietly_on_ctrl_c() -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "edgeagent.cli", "sensors", "--watch", "--root",
+         str(FIXTURES / "rapl" / "laptop")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        assert proc.stdout is not None
+        watch = ""
+        while not re.match(r"\d\d:\d\d:\d\d  ", watch):  # the listing, then a time line
+            watch = proc.stdout.readline()
+            assert watch, "the watch ended before its first line"
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    # a RAPL counter is shown as its rate in watts, not its running total in joules
+    assert "rapl:package-0 0.000 W" in watch and " J" not in watch
+    assert proc.returncode == 130 and "Traceback" not in err
+
+
+def test_sensors_watch_with_no_source_is_one_line(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture) -> None:
+    assert main(["sensors", "--watch", "--root", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "nothing to watch" in err[0] and "--power-estimate-tdp" in err[0]
 
 
 def test_sensors_on_a_charging_battery_says_why(capsys: pytest.CaptureFixture) -> None:

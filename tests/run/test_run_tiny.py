@@ -253,6 +253,7 @@ def test_interrupt_keeps_the_recorded_steps(
     assert exit_code == code, stderr.read_text()
     assert "stopping after the current step" in stderr.read_text()
     assert "Traceback" not in stderr.read_text()
+    assert f"continue with: edgeagent run --resume {run_dir}" in stderr.read_text()
     run, tasks, steps = read_run(run_dir)
     assert run["status"] == "interrupted"
     assert 1 <= len(steps) < 150
@@ -267,6 +268,145 @@ def test_interrupt_keeps_the_recorded_steps(
         assert [r["step"] for r in lines] == [s["step"] for s in steps if s["task_id"] == task_id]
     # the run stopped after the current step instead of going on to the next tasks
     assert len(started) < len(SMOKE_IDS)
+
+
+def test_threads_0_records_the_threads_llama_cpp_used(
+    tiny_model_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli.main([
+        "run", "--model", str(tiny_model_path), "--suite", "smoke", "--task", "fix-add",
+        "--out", str(tmp_path), "--max-steps", "1", "--max-new-tokens", "4",
+        "--n-ctx", "2048", "--threads", "0", "--headless",
+    ]) == 0  # fmt: skip
+    (run_dir,) = tmp_path.iterdir()
+    model = json.loads((run_dir / "provenance.json").read_text())["model"]
+    assert model["n_threads"] == os.cpu_count() and model["n_threads_auto"] is True
+    assert model["n_threads_requested"] == 0
+    capsys.readouterr()
+    assert cli.main(["report", str(run_dir)]) == 0
+    assert f"threads {os.cpu_count()} (auto)" in capsys.readouterr().out
+
+
+def test_the_example_config_runs_and_the_bandwidth_is_cached_per_device(
+    tiny_model_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """examples/run.yaml loads as a run config (flags win); `doctor --bandwidth` caches this
+    device's bandwidth, the run records it, and the report rates decode against it with no
+    --bandwidth-gbs."""
+    from paths import ROOT
+
+    cache = tmp_path / "bandwidth.json"
+    monkeypatch.setenv("EDGEAGENT_BANDWIDTH_CACHE", str(cache))
+    assert cli.main(["doctor", "--bandwidth", "--json"]) == 0
+    measured = json.loads(capsys.readouterr().out)
+    bw = next(f for f in measured["findings"] if f["name"] == "bandwidth")
+    assert str(cache) in bw["detail"] and cache.is_file()
+    out = tmp_path / "runs"
+    assert cli.main([
+        "run", "--config", str(ROOT / "examples" / "run.yaml"), "--model", str(tiny_model_path),
+        "--task", "fix-add", "--out", str(out), "--max-steps", "1", "--max-new-tokens", "4",
+        "--n-ctx", "2048", *THREADS, "--headless",
+    ]) == 0  # fmt: skip
+    (run_dir,) = out.iterdir()
+    config = yaml.safe_load((run_dir / "config.yaml").read_text())
+    assert config["max_steps"] == 1 and config["wall_s"] == 300  # flag, then the file
+    device = json.loads((run_dir / "provenance.json").read_text())["device"]
+    cached = next(iter(json.loads(cache.read_text()).values()))
+    assert device["memory_bandwidth"]["cached"] is True
+    assert device["memory_bandwidth"]["gbs"] == cached["gbs"]
+    capsys.readouterr()
+    assert cli.main(["report", str(run_dir)]) == 0
+    text = capsys.readouterr().out
+    assert f"memory bandwidth {cached['gbs']:.1f} GB/s (streaming copy" in text
+    assert "--bandwidth-gbs" not in text
+    line = next(x for x in text.splitlines() if "roofline efficiency" in x)
+    assert line.rstrip().endswith("%")
+    assert "\nbuild  llama-cpp-python " in text and " cores / " in text
+
+
+def test_the_first_run_on_a_device_measures_the_bandwidth_once(
+    tiny_model_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    cache = tmp_path / "bandwidth.json"
+    monkeypatch.setenv("EDGEAGENT_BANDWIDTH_CACHE", str(cache))
+    recorded = []
+    for i in range(2):
+        out = tmp_path / f"runs{i}"
+        assert cli.main([
+            "run", "--model", str(tiny_model_path), "--suite", "smoke", "--task", "fix-add",
+            "--out", str(out), "--max-steps", "1", "--max-new-tokens", "4", "--n-ctx", "2048",
+            "--headless", *THREADS,
+        ]) == 0  # fmt: skip
+        (run_dir,) = out.iterdir()
+        prov = json.loads((run_dir / "provenance.json").read_text())
+        recorded.append(prov["device"]["memory_bandwidth"])
+    first, second = recorded
+    assert first["cached"] is False and first["gbs"] > 0 and cache.is_file()
+    assert second["cached"] is True and second["gbs"] == first["gbs"]
+
+
+def test_llama_cpp_warnings_are_recorded_not_printed(
+    tiny_model_path: Path, tmp_path: Path
+) -> None:
+    """n_ctx above the tiny model's training context: llama.cpp warns; the warning goes to
+    provenance.json, not to the terminal."""
+    done = subprocess.run([
+        str(EDGEAGENT), "run", "--model", str(tiny_model_path), "--suite", "smoke", "--task",
+        "fix-add", "--out", str(tmp_path), "--max-steps", "1", "--max-new-tokens", "4",
+        "--n-ctx", "4096", "--headless", *THREADS,
+    ], capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "n_ctx_seq" not in done.stderr + done.stdout and "llama_context" not in done.stderr
+    (run_dir,) = tmp_path.iterdir()
+    model = json.loads((run_dir / "provenance.json").read_text())["model"]
+    assert any("n_ctx_seq (4096) > n_ctx_train (2048)" in w
+               for w in model["llama_cpp_load_warnings"])
+
+
+def test_a_reader_that_goes_away_fails_the_run_with_the_reason(
+    tiny_model_path: Path, tmp_path: Path
+) -> None:
+    """`edgeagent run | head`: the run is marked failed with the broken pipe as its reason,
+    the task it was in gets an `interrupted` record (not "running" forever), the exit code
+    is SIGPIPE's and stderr says how to resume."""
+    config = tmp_path / "long.yaml"
+    config.write_text("max_format_errors: 1000\n")
+    out = tmp_path / "runs"
+    argv = [
+        str(EDGEAGENT), "run", "--config", str(config), "--model", str(tiny_model_path),
+        "--suite", "smoke", "--out", str(out), "--max-steps", "50", "--max-new-tokens", "24",
+        "--n-ctx", "8192", "--headless", *THREADS,
+    ]  # fmt: skip
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            cwd=tmp_path, text=True)
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:  # read up to the first step line, then go away
+            if " step " in line:
+                break
+        proc.stdout.close()
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 141, err
+    assert "Traceback" not in err
+    (run_dir,) = out.iterdir()
+    assert f"edgeagent run --resume {run_dir}" in err
+    run, tasks, _ = read_run(run_dir)
+    assert run["status"] == "failed" and "broken pipe" in run["failure_reason"]
+    assert tasks[-1]["termination"] == "interrupted" and "broken pipe" in tasks[-1]["error"]
+    started = sorted(p.stem for p in (run_dir / "trajectories").glob("*.jsonl"))
+    assert started == sorted(t["task_id"] for t in tasks)  # no task left "running"
+    check = subprocess.run([str(EDGEAGENT), "check", str(run_dir)], capture_output=True,
+                           text=True, timeout=60)
+    assert check.returncode == 1
+    assert f"run {run_dir.name} failed: the output's reader went away" in check.stdout
+    report = subprocess.run([str(EDGEAGENT), "report", str(run_dir)], capture_output=True,
+                            text=True, timeout=60)
+    assert "[failed: the output's reader went away (broken pipe" in report.stdout
 
 
 def _wait_for_first_step(out: Path, proc: subprocess.Popen, timeout_s: float) -> Path:

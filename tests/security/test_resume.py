@@ -12,6 +12,9 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
+from edgeagent import cli
 from edgeagent.errors import StoreError
 from edgeagent.results.store import open_run_db
 
@@ -206,6 +209,33 @@ def test_ctrl_c_then_resume_keeps_one_record_per_task(
     report = render_report(first.run_dir)
     assert "interrupted" not in report and "[complete]" in report
     reliability("resume", interrupt_resumes=1, steps_lost=len(before - after))
+
+
+def test_a_resumed_run_counts_only_the_attempts_it_kept(
+    tiny_model_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The task table and the metrics agree after a resume: the superseded attempt's task
+    record and steps stay in run.db but are counted in neither."""
+    from edgeagent.config import load_config
+    from edgeagent.run import execute_run
+
+    config = load_config(None, {"model": str(tiny_model_path), "out": str(tmp_path / "runs")})
+    engine = _ListingEngine()
+    first = execute_run(config, engine_factory=lambda p, c: engine, progress=False,
+                        stop_requested=lambda: engine.calls >= 5)
+    engine2 = _ListingEngine()
+    execute_run(config, engine_factory=lambda p, c: engine2, progress=False,
+                resume_dir=first.run_dir)
+    assert cli.main(["report", str(first.run_dir), "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    metrics = doc["metrics"]
+    assert sorted((t["task_id"], t["attempt"]) for t in doc["tasks"]) == [
+        ("fix-add", 0), ("fix-shout", 1), ("fix-sum-to", 0)]
+    assert metrics["tasks_attempted"]["value"] == 3
+    assert len(doc["steps"]) == sum(t["steps"] for t in doc["tasks"]) == 9
+    assert metrics["trajectory_p50"]["n"] == 3 and metrics["ttft_p50"]["n"] == 9
+    assert cli.main(["report", str(first.run_dir)]) == 0
+    assert "resolved 0/3 (0.0%)" in capsys.readouterr().out
 
 
 def test_resume_refuses_a_bad_run_dir_or_changed_settings(

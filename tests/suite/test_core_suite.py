@@ -290,7 +290,7 @@ def test_validate_reports_context_growth(
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("ok    a02-slugify-lowercase:")
     assert out[1].strip().startswith(("context tokens per step 1:", "context: not measured"))
-    assert out[-1] == "1 tasks validated"
+    assert out[-1] == "1 task validated"  # singular for one
 
 
 # ------------------------------------------------------------------ the bundled core tasks

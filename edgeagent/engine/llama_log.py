@@ -1,0 +1,48 @@
+"""llama.cpp's own log, kept off the terminal: warnings and errors are collected for the run's
+provenance instead of printed.
+
+llama-cpp-python's callback maps ggml's log levels by an older enum (NONE 0, INFO 1, WARN 2,
+ERROR 3), while the llama.cpp it bundles logs DEBUG 1, INFO 2, WARN 3, ERROR 4, CONT 5; so
+with `verbose=False` every warning still reached stderr (e.g. "n_ctx_seq (4096) > n_ctx_train
+(2048)" on every tiny-model run). This callback reads the levels right and prints nothing;
+what the engine could not do is reported by the engine's own errors.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from typing import Any
+
+WARN, ERROR, CONT = 3, 4, 5
+_MAX_LINES = 50
+
+_callback: Any = None  # kept referenced: llama.cpp calls it from C
+_last_level = 0
+_collected: list[str] = []
+
+
+def install(llama_cpp: Any) -> None:
+    """Route llama.cpp's log through the collector (once per process)."""
+    global _callback
+    if _callback is not None:
+        return
+
+    @llama_cpp.llama_log_callback
+    def _on_log(level: int, text: bytes, user_data: ctypes.c_void_p) -> None:
+        global _last_level
+        if level == CONT:
+            level = _last_level
+        _last_level = level
+        line = text.decode("utf-8", errors="replace").strip()
+        if level >= WARN and line and len(_collected) < _MAX_LINES:
+            _collected.append(line)
+
+    _callback = _on_log
+    llama_cpp.llama_log_set(_on_log, ctypes.c_void_p(0))
+
+
+def take_warnings() -> list[str]:
+    """The warnings and errors logged since the last call (each once, in order)."""
+    lines = list(dict.fromkeys(_collected))
+    _collected.clear()
+    return lines
