@@ -139,7 +139,7 @@ def test_bandwidth_is_measured_on_request(
 
 def _fake_server(directory: Path) -> Path:
     """A stand-in binary that answers --version as llama-server does (the finding's logic is
-    under test, not llama.cpp; tests/engine/test_bench_server.py drives a real build)."""
+    under test, not llama.cpp; tests/replay/test_bench_server.py drives a real build)."""
     directory.mkdir(parents=True)
     binary = directory / "llama-server"
     binary.write_text("#!/bin/sh\necho 'load_backend: loaded CPU backend' >&2\n"
