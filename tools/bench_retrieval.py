@@ -204,10 +204,12 @@ def _ms(times: list[float]) -> dict:
     return {"p50": pct(times, 50), "p95": pct(times, 95)}
 
 
-def _timed(fn, *args) -> tuple[float, object]:
-    t = time.perf_counter()
+def _timed(fn, *args) -> tuple[float, float, object]:
+    """(wall ms, this thread's CPU ms, result). On a shared machine the wall time includes
+    waiting for a core; the thread's CPU time does not (BLAS runs one thread here)."""
+    c, t = time.thread_time_ns(), time.perf_counter_ns()
     out = fn(*args)
-    return (time.perf_counter() - t) * 1000, out
+    return (time.perf_counter_ns() - t) / 1e6, (time.thread_time_ns() - c) / 1e6, out
 
 
 def _numpy_topk(matrix: np.ndarray, q: np.ndarray, k: int) -> np.ndarray:
@@ -240,41 +242,56 @@ def bench_queries(embedder: Embedder, base: list[Chunk], sizes: list[int], n_q: 
             row: dict = {"insert_ms": insert_s * 1000, "matrix_load_ms": load_s * 1000}
             # the brute-force reference: the same vectors as one float32 matrix in numpy
             matrix = np.ascontiguousarray(vectors)
-            times: dict[str, list[float]] = {m: [] for m in (
-                "numpy_product", "numpy_topk", "knn_matrix", "knn_vec0")}
+            paths = ("numpy_product", "numpy_topk", "knn_matrix", "knn_vec0")
+            times: dict[str, list[float]] = {m: [] for m in paths}
+            cpu: dict[str, list[float]] = {m: [] for m in paths}
             same = True
             for _ in range(2):  # warm caches and BLAS before timing
                 matrix @ q_vecs[0]
                 index.vector_ranked(q_vecs[0], k)
             for i in range(n_q):  # interleaved: background load hits every path alike
                 q = q_vecs[i]
-                ms, _ = _timed(np.matmul, matrix, q)
-                times["numpy_product"].append(ms)
-                ms, _ = _timed(_numpy_topk, matrix, q, k)
-                times["numpy_topk"].append(ms)
-                ms, got = _timed(index.vector_ranked, q, k)
-                times["knn_matrix"].append(ms)
-                ms, ref = _timed(index.vector_ranked_vec0, q, k)
-                times["knn_vec0"].append(ms)
+                got = ref = None
+                for path, fn, fargs in (
+                    ("numpy_product", np.matmul, (matrix, q)),
+                    ("numpy_topk", _numpy_topk, (matrix, q, k)),
+                    ("knn_matrix", index.vector_ranked, (q, k)),
+                    ("knn_vec0", index.vector_ranked_vec0, (q, k)),
+                ):
+                    ms, cpu_ms, result = _timed(fn, *fargs)
+                    times[path].append(ms)
+                    cpu[path].append(cpu_ms)
+                    got = result if path == "knn_matrix" else got
+                    ref = result if path == "knn_vec0" else ref
                 same = same and [c for c, _ in got] == [c for c, _ in ref]
             row.update({f"{m}_ms": _ms(v) for m, v in times.items()})
+            row.update({f"{m}_cpu_ms": _ms(v) for m, v in cpu.items()})
             p50 = {m: statistics.median(v) for m, v in times.items()}
+            p50_cpu = {m: statistics.median(v) for m, v in cpu.items()}
             row["knn_vs_numpy"] = p50["knn_matrix"] / p50["numpy_product"]
             row["knn_vs_numpy_topk"] = p50["knn_matrix"] / p50["numpy_topk"]
             row["vec0_vs_numpy"] = p50["knn_vec0"] / p50["numpy_product"]
+            row["knn_vs_numpy_cpu"] = p50_cpu["knn_matrix"] / p50_cpu["numpy_product"]
             row["same_neighbours"] = same
-            for mode in ("vector", "text", "hybrid"):
-                times_mode = []
-                for i in range(n_q):
-                    t = time.perf_counter()
-                    index.search(q_vecs[i], queries[i % len(queries)], 10, mode)
-                    times_mode.append((time.perf_counter() - t) * 1000)
-                row[f"{mode}_ms"] = _ms(times_mode)
+            modes = ("vector", "text", "hybrid")
+            wall_mode: dict[str, list[float]] = {m: [] for m in modes}
+            cpu_mode: dict[str, list[float]] = {m: [] for m in modes}
+            for i in range(n_q):  # interleaved too
+                for mode in modes:
+                    ms, cpu_ms, _ = _timed(index.search, q_vecs[i], queries[i % len(queries)],
+                                           10, mode)
+                    wall_mode[mode].append(ms)
+                    cpu_mode[mode].append(cpu_ms)
+            for mode in modes:
+                row[f"{mode}_ms"] = _ms(wall_mode[mode])
+                row[f"{mode}_cpu_ms"] = _ms(cpu_mode[mode])
             out["sizes"][str(size)] = row
             index.close()
     out["note"] = ("knn_vs_numpy = p50 of Index.vector_ranked (in-memory matrix: product, "
                    "partial sort, ids) / p50 of the bare numpy product matrix @ q; "
-                   "knn_vs_numpy_topk divides by product + argpartition top-k instead")
+                   "knn_vs_numpy_topk divides by product + argpartition top-k instead; "
+                   "*_cpu_ms and knn_vs_numpy_cpu: the same in this thread's CPU time, "
+                   "which excludes waiting for a core on a shared machine")
     return out
 
 
@@ -382,8 +399,10 @@ def main() -> int:
             report["query_latency_repeats"] = runs[1:]
             report["query_latency_spread"] = {
                 str(size): {key: [r["sizes"][str(size)][key] for r in runs] for key in (
-                    "knn_vs_numpy", "knn_vs_numpy_topk", "vec0_vs_numpy", "same_neighbours")}
-                | {"hybrid_ms_p50": [r["sizes"][str(size)]["hybrid_ms"]["p50"] for r in runs]}
+                    "knn_vs_numpy", "knn_vs_numpy_topk", "knn_vs_numpy_cpu", "vec0_vs_numpy",
+                    "same_neighbours")}
+                | {f"hybrid{c}_ms_p50": [r["sizes"][str(size)][f"hybrid{c}_ms"]["p50"]
+                                         for r in runs] for c in ("", "_cpu")}
                 for size in sizes}
     print(json.dumps(report, indent=2))
     return 0
