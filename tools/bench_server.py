@@ -162,7 +162,7 @@ def server_command(binary: Path, model: Path, port: int, threads: int, n_ctx: in
     return [str(binary), "-m", str(model), "--host", "127.0.0.1", "--port", str(port),
             "-c", str(n_ctx), "-t", str(threads), "-tb", str(threads), "-np", "1",
             "-b", str(N_BATCH), "-ub", str(N_BATCH), "-fa", "off", "--seed", str(seed),
-            "--jinja"]  # fmt: skip
+            "--jinja", "--cache-prompt"]  # fmt: skip
 
 
 @contextlib.contextmanager
