@@ -3,7 +3,8 @@
 
     python tools/bench_server.py [--model NAME|PATH] [--threads 2] [--n-ctx 8192] [--seed 0]
                                  [--max-new-tokens 256] [--turns 32] [--datasets smoke,synthetic]
-                                 [--conversations N|IDS] [--server PATH] [--out DIR]
+                                 [--conversations N|IDS] [--server PATH] [--server-first]
+                                 [--out DIR]
 
 MLPerf's Edge Agentic reference serves the model with llama.cpp's C++ `llama-server` and an
 HTTP client. This runs `edgeagent replay` on each dataset twice, metered the same way (the
@@ -309,15 +310,26 @@ def bench_dataset(name: str, dataset: Path, out: Path, args: argparse.Namespace,
               "--max-new-tokens", str(args.max_new_tokens)]  # fmt: skip
     if args.conversations:
         common += ["--conversations", args.conversations]
-    print(f"[{name}] in process ...", file=sys.stderr, flush=True)
-    local_dir = replay([*common, "--model", str(model), "--threads", str(args.threads)],
-                       out / name / "in_process")  # fmt: skip
-    print(f"[{name}] llama-server ...", file=sys.stderr, flush=True)
-    with llama_server(binary, model, args.threads, args.n_ctx, args.seed,
-                      out / name / "llama-server.log") as (url, cmd):
-        server_dir = replay([*common, "--endpoint", url, "--tokenizer", str(model),
-                             "--model", str(model), "--threads", str(args.threads)],
-                            out / name / "llama_server")  # fmt: skip
+
+    def in_process() -> Path:
+        print(f"[{name}] in process ...", file=sys.stderr, flush=True)
+        return replay([*common, "--model", str(model), "--threads", str(args.threads)],
+                      out / name / "in_process")  # fmt: skip
+
+    def through_server() -> tuple[Path, list[str]]:
+        print(f"[{name}] llama-server ...", file=sys.stderr, flush=True)
+        with llama_server(binary, model, args.threads, args.n_ctx, args.seed,
+                          out / name / "llama-server.log") as (url, cmd):
+            return replay([*common, "--endpoint", url, "--tokenizer", str(model),
+                           "--model", str(model), "--threads", str(args.threads)],
+                          out / name / "llama_server"), cmd  # fmt: skip
+
+    if args.server_first:  # to see whether the order (warm page cache, load drift) matters
+        server_dir, cmd = through_server()
+        local_dir = in_process()
+    else:
+        local_dir = in_process()
+        server_dir, cmd = through_server()
     local, server = path_numbers(local_dir), path_numbers(server_dir)
     ratio = (local["latency_ms_p50"] / server["latency_ms_p50"]
              if local["latency_ms_p50"] and server["latency_ms_p50"] else None)
@@ -326,6 +338,7 @@ def bench_dataset(name: str, dataset: Path, out: Path, args: argparse.Namespace,
         "in_process": local,
         "llama_server": server,
         "server_command": cmd,
+        "order": "llama-server first" if args.server_first else "in process first",
         "latency_p50_ratio_in_process_vs_server": _r(ratio, 3),
         "target_ratio": TARGET_RATIO,
         "target_met": None if ratio is None else ratio <= TARGET_RATIO,
@@ -348,6 +361,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--conversations", metavar="N|IDS", help="passed to edgeagent replay")
     ap.add_argument("--server", type=Path, help=f"llama-server binary (default: the one "
                     f"`{BUILD_COMMAND}` cached for this llama-cpp-python)")
+    ap.add_argument("--server-first", action="store_true",
+                    help="replay through llama-server before the in-process run")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args(argv)
 

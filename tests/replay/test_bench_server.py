@@ -52,6 +52,7 @@ def test_bench_server_replays_in_process_and_through_llama_server(
     out = tmp_path / "bench"
     assert bench.main(["--model", str(tiny_model_path), "--threads", "1", "--n-ctx", "2048",
                        "--max-new-tokens", "8", "--datasets", "smoke", "--conversations", "1",
+                       "--server-first",
                        "--out", str(out)]) == 0
     printed = json.loads(capsys.readouterr().out)
     summary = json.loads((out / "summary.json").read_text())
@@ -60,6 +61,7 @@ def test_bench_server_replays_in_process_and_through_llama_server(
     assert summary["llama_server"]["version"].startswith("version")
     smoke = summary["datasets"]["smoke"]
     assert "-np" in smoke["server_command"] and "1" in smoke["server_command"]
+    assert smoke["order"] == "llama-server first"
     for path in ("in_process", "llama_server"):
         numbers = smoke[path]
         assert numbers["turns_completed"] == 4 and numbers["turns_dropped"] == 0
