@@ -310,6 +310,7 @@ def bench_dataset(name: str, dataset: Path, out: Path, args: argparse.Namespace,
               "--max-new-tokens", str(args.max_new_tokens)]  # fmt: skip
     if args.conversations:
         common += ["--conversations", args.conversations]
+    (out / name).mkdir(parents=True, exist_ok=True)
 
     def in_process() -> Path:
         print(f"[{name}] in process ...", file=sys.stderr, flush=True)
