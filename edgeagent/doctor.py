@@ -64,6 +64,7 @@ def run_checks(root: Path = Path("/"), *, bandwidth: bool = False) -> list[Findi
         _python,
         _packages,
         _llama_cpp,
+        _llama_server,
         _cpu,
         _sqlite,
         _models_and_resources,
@@ -183,6 +184,36 @@ def _llama_cpp() -> Iterator[Finding]:
         yield Finding("llama.cpp", "AVX2", "warn",
                       "the CPU has AVX2 but the build does not use it: decode will be slow",
                       LLAMA_BUILD_FIX)
+
+
+def _llama_server() -> Iterator[Finding]:
+    """The C++ llama-server (the MLPerf reference's server) built for this llama-cpp-python."""
+    from edgeagent.engine.llama_server import (
+        BUILD_COMMAND,
+        cached_versions,
+        find_llama_server,
+        installed_llama_cpp_version,
+        llama_server_dir,
+        server_version,
+    )
+
+    version = installed_llama_cpp_version()
+    binary = find_llama_server(version)
+    if binary is not None:
+        yield Finding("llama.cpp", "llama-server", "ok",
+                      f"{server_version(binary)} at {binary} (the llama.cpp of "
+                      f"llama-cpp-python {version})")
+        return
+    others = [v for v in cached_versions() if v != version]
+    where = llama_server_dir(version) if version else "~/.cache/edgeagent/llama-server/<version>"
+    if others:
+        yield Finding("llama.cpp", "llama-server", "warn",
+                      f"built only for llama-cpp-python {', '.join(others)}, not the installed "
+                      f"{version}: it serves another llama.cpp", f"{BUILD_COMMAND} (into {where})")
+    else:
+        yield Finding("llama.cpp", "llama-server", "info",
+                      "no C++ llama-server built (needed only by tools/bench_server.py)",
+                      f"{BUILD_COMMAND} (into {where})")
 
 
 def build_features(system_info: str) -> dict[str, bool]:

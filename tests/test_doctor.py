@@ -151,3 +151,37 @@ def test_packages_name_the_extras_that_exist(capsys: pytest.CaptureFixture[str])
     assert "edgeagent view" in textual["detail"]
     httpx = _find(report, "packages", "httpx")
     assert "--endpoint" in httpx["detail"]
+
+
+def _fake_server(directory: Path) -> Path:
+    """A stand-in binary that answers --version as llama-server does (the finding's logic is
+    under test, not llama.cpp; tests/replay/test_bench_server.py drives a real build)."""
+    directory.mkdir(parents=True)
+    binary = directory / "llama-server"
+    binary.write_text("#!/bin/sh\necho 'load_backend: loaded CPU backend' >&2\n"
+                      "echo 'version: 7000 (0123abcd)' >&2\necho 'built with cc' >&2\n")
+    binary.chmod(0o755)
+    return binary
+
+
+def test_llama_server_finding_absent_present_and_built_for_another_version(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import importlib.metadata
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    version = importlib.metadata.version("llama_cpp_python")
+    absent = _find(_doctor_json(capsys), "llama.cpp", "llama-server")
+    assert absent["status"] == "info" and "no C++ llama-server" in absent["detail"]
+    assert absent["fix"].startswith("python tools/build_llama_server.py")
+
+    root = tmp_path / "cache" / "edgeagent" / "llama-server"
+    _fake_server(root / "0.0.1")
+    other = _find(_doctor_json(capsys), "llama.cpp", "llama-server")
+    assert other["status"] == "warn" and "0.0.1" in other["detail"]
+    assert str(root / version) in other["fix"]
+
+    binary = _fake_server(root / version)
+    present = _find(_doctor_json(capsys), "llama.cpp", "llama-server")
+    assert present["status"] == "ok"
+    assert present["detail"].startswith(f"version: 7000 (0123abcd) at {binary}")

@@ -56,12 +56,14 @@ class RetrievalService:
         cache_dir: Path | None = None,
         reranker: Reranker | None = None,
         embedder=None,  # an Embedder already loaded (tests and benches share one)
+        knn: str = "matrix",  # index.KNN_BACKENDS: the in-memory matrix, or vec0's own scan
     ) -> None:
         self.model = model
         self.threads = threads
         self.cache_dir = Path(cache_dir) if cache_dir is not None else index_cache_dir()
         self.reranker = reranker
         self._embedder = embedder
+        self.knn = knn
         self.load_ms: float | None = None
 
     def load(self) -> None:
@@ -90,6 +92,7 @@ class RetrievalService:
             "max_length": spec.max_length if spec else None,
             "threads": self.threads,
             "reranker": getattr(self.reranker, "name", None),
+            "knn": self.knn,
             "model_load_ms": self.load_ms,
             "index_cache_dir": str(self.cache_dir),
         }
@@ -141,7 +144,9 @@ class Retriever:
         self._work_dir = Path(tempfile.mkdtemp(prefix="edgeagent-index-"))
         work = self._work_dir / "index.sqlite"
         shutil.copyfile(self.cache_path, work)
-        self.index = Index(work, self.service.embedder.dims)
+        self.index = Index(work, self.service.embedder.dims, knn=self.service.knn)
+        if self.service.knn == "matrix":  # read while opening rather than on the first query
+            self.index.load_vectors()
         for rel, src in sources.items():  # this copy of the repository has its own mtimes
             self.index.touch_file(rel, src.size, src.mtime_ns)
         self.index.conn.commit()

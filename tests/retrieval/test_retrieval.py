@@ -176,6 +176,71 @@ def test_knn_equals_brute_force_numpy_top_k(tmp_path: Path) -> None:
     index.close()
 
 
+def _same_neighbours(index, queries, k: int) -> None:
+    """The matrix KNN and vec0's scan: the same ids in the same order, the same distances."""
+    for q in queries:
+        got, ref = index.vector_ranked(q, k), index.vector_ranked_vec0(q, k)
+        assert [cid for cid, _ in got] == [cid for cid, _ in ref]
+        np.testing.assert_allclose([d for _, d in got], [d for _, d in ref], atol=1e-5)
+
+
+def test_matrix_knn_returns_the_same_neighbours_as_vec0_through_edits(tmp_path: Path) -> None:
+    from edgeagent.retrieval.chunker import Chunk
+    from edgeagent.retrieval.index import Index
+
+    index, vectors, ids, rng = _random_index(tmp_path, 400)
+    assert index.knn == "matrix"
+    queries = [rng.standard_normal(384).astype(np.float32) for _ in range(8)]
+    queries.append(vectors[17])  # a stored vector: its own chunk first, at distance ~0
+    _same_neighbours(index, queries, 10)
+    assert index.vector_ranked(vectors[17], 1)[0][0] == ids[17]
+    _same_neighbours(index, queries, 400)  # k = every vector: the whole order agrees
+    _same_neighbours(index, queries, 1000)  # k beyond the count: all of them, once
+
+    # re-index files as the agent edits them: deletes, replacements, additions
+    for i in range(0, 400, 3):
+        index.remove_file(f"f{i}.txt")
+    fresh = rng.standard_normal((30, 384)).astype(np.float32)
+    index.put_file("f1.txt", "sha", 1, 1, [Chunk("f1.txt", 1, 1, "new", "window")], fresh[:1])
+    index.add_chunks([Chunk(f"g{i}.txt", 1, 1, f"g {i}", "window") for i in range(29)],
+                     fresh[1:])
+    queries += list(fresh[:3])
+    _same_neighbours(index, queries, 10)
+    _same_neighbours(index, queries, 50)
+    alive = {cid for cid, _ in index.vector_ranked(queries[0], 4096)}
+    assert alive == {cid for cid, _ in index.vector_ranked_vec0(queries[0], 4096)}
+    assert len(alive) == index.count()
+    index.close()
+
+    # reopened: the matrix is rebuilt from the vec0 table and still agrees
+    reopened = Index(tmp_path / "knn.sqlite", 384)
+    _same_neighbours(reopened, queries, 10)
+    reopened.close()
+
+
+def test_retriever_knn_backends_rank_alike_after_an_edit(embedder, tmp_path: Path) -> None:
+    from edgeagent.retrieval.service import RetrievalService
+
+    query = "read the lines of a text file"
+    results = {}
+    for knn in ("matrix", "vec0"):  # each on its own copy of the repository, edited alike
+        root = write_repo(tmp_path / knn)
+        svc = RetrievalService(cache_dir=tmp_path / "cache", embedder=embedder, knn=knn)
+        retriever = svc.retriever(root)
+        seen = [[(h.chunk.id, h.vector_rank) for h in retriever.search(query, 10, "vector").hits]]
+        with open(root / "pkg" / "mathutil.py", "a") as f:
+            f.write("\n\ndef read_text_lines(path):\n    return open(path).read().split()\n")
+        (root / "notes.md").unlink()
+        after = retriever.search(query, 10, "hybrid")
+        assert after.cost.files_reindexed == 2
+        seen.append([(h.chunk.id, h.vector_rank, h.text_rank) for h in after.hits])
+        results[knn] = seen
+        retriever.close()
+    assert results["matrix"] == results["vec0"]
+    assert "pkg/mathutil.py:15-16" in [cid for cid, *_ in results["matrix"][1]]
+    assert all(not cid.startswith("notes.md") for cid, *_ in results["matrix"][1])
+
+
 def test_hybrid_is_reciprocal_rank_fusion_of_vector_and_bm25(service, tmp_path: Path) -> None:
     from edgeagent.retrieval.index import RRF_K
 

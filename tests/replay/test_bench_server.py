@@ -1,0 +1,84 @@
+"""tools/bench_server.py: the synthetic MLPerf-format conversation, and the whole bench (in
+process vs the C++ llama-server) on the tiny model when a llama-server binary is built."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from edgeagent.cli import main as cli_main
+from edgeagent.engine.llama_server import BUILD_COMMAND, find_llama_server
+from edgeagent.replay import load_dataset
+from tests.paths import ROOT
+
+
+def _bench():
+    # tools/ is a folder of scripts, not a package, so it is imported by file path
+    script = ROOT / "tools" / "bench_server.py"
+    spec = importlib.util.spec_from_file_location("bench_server", script)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_synthetic_conversation_is_an_mlperf_dataset_of_30_plus_turns(tmp_path: Path) -> None:
+    bench = _bench()
+    path = bench.write_synthetic(tmp_path / "a.jsonl", 32)
+    (conv,) = load_dataset(path)  # the replay's own loader accepts every row
+    calls = [r.tool_calls[0] for r in conv.rows if r.role == "assistant"]
+    assert len(calls) == 32 and calls[-1].name == "submit"
+    assert {c.name for c in calls} >= {"read_file", "grep", "run_tests", "edit", "list_dir"}
+    results = [r for r in conv.rows if r.role == "tool"]
+    assert [r.tool_results[0].tool_call_id for r in results] == [c.id for c in calls]
+    again = bench.write_synthetic(tmp_path / "b.jsonl", 32)
+    assert again.read_text() == path.read_text()  # deterministic: the same workload each run
+
+
+SERVER = find_llama_server()
+
+
+@pytest.mark.skipif(SERVER is None, reason=f"no llama-server built for this llama-cpp-python; "
+                    f"build one with `{BUILD_COMMAND}`")
+def test_bench_server_replays_in_process_and_through_llama_server(
+    tiny_model_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bench = _bench()
+    out = tmp_path / "bench"
+    assert bench.main(["--model", str(tiny_model_path), "--threads", "1", "--n-ctx", "2048",
+                       "--max-new-tokens", "8", "--datasets", "smoke", "--conversations", "1",
+                       "--server-first",
+                       "--out", str(out)]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    summary = json.loads((out / "summary.json").read_text())
+    assert printed == summary
+    assert summary["llama_server"]["binary"] == str(SERVER)
+    assert summary["llama_server"]["version"].startswith("version")
+    smoke = summary["datasets"]["smoke"]
+    assert "-np" in smoke["server_command"] and "1" in smoke["server_command"]
+    assert smoke["order"] == "llama-server first"
+    for path in ("in_process", "llama_server"):
+        numbers = smoke[path]
+        assert numbers["turns_completed"] == 4 and numbers["turns_dropped"] == 0
+        assert numbers["latency_ms_p50"] > 0 and numbers["ttft_ms_p50"] > 0
+        assert numbers["decode_tok_s"] > 0
+    turns = smoke["turns"]
+    assert turns["paired_turns"] == 4 and turns["turns_only_in_one_path"] == 0
+    assert isinstance(turns["token_counts_equal"], bool)
+    spent = turns["where_the_time_goes_ms_p50"]
+    assert spent["server_prefill"] is not None and spent["server_outside_model"] is not None
+    assert smoke["latency_p50_ratio_in_process_vs_server"] == pytest.approx(
+        smoke["in_process"]["latency_ms_p50"] / smoke["llama_server"]["latency_ms_p50"], abs=1e-3)
+
+    # the two run directories side by side, as `edgeagent compare` prints them
+    a, b = smoke["in_process"]["run_dir"], smoke["llama_server"]["run_dir"]
+    with contextlib.redirect_stdout(io.StringIO()) as shown:
+        assert cli_main(["compare", a, b]) == 0
+    table = shown.getvalue()
+    assert Path(a).name in table and Path(b).name in table
+    assert "TTFT p50" in table and "step latency p90" in table

@@ -1,0 +1,405 @@
+#!/usr/bin/env python3
+"""Benchmark: the same replay in process and through the C++ llama-server (issue 23).
+
+    python tools/bench_server.py [--model NAME|PATH] [--threads 2] [--n-ctx 8192] [--seed 0]
+                                 [--max-new-tokens 256] [--turns 32] [--datasets smoke,synthetic]
+                                 [--conversations N|IDS] [--server PATH] [--server-first]
+                                 [--out DIR]
+
+MLPerf's Edge Agentic reference serves the model with llama.cpp's C++ `llama-server` and an
+HTTP client. This runs `edgeagent replay` on each dataset twice, metered the same way (the
+same run directory, meter and per-turn records): once in process, then with `--endpoint` against
+a `llama-server` built by tools/build_llama_server.py from the llama.cpp commit the installed
+llama-cpp-python vendors, started with one slot (`-np 1`), the prompt cache on (the endpoint
+engine sends `cache_prompt`), the same context size, threads, batch sizes, seed and flash
+attention setting as the in-process engine. Only one model process runs at a time: the server
+starts after the in-process replay has finished and stops before the next dataset.
+
+Datasets: `smoke` (the bundled tasks/replay/smoke.jsonl) and `synthetic`, an MLPerf-format
+conversation of `--turns` assistant turns (32 by default) generated here, deterministically,
+with our agent's system prompt and tools and tool results of realistic size; it is written to
+OUT/datasets/ so it can be replayed again. A path to any MLPerf agentic JSONL works too.
+
+Writes, under OUT (default: a new temporary directory):
+  <dataset>/in_process/<run>/     <dataset>/llama_server/<run>/   run directories:
+                                  `edgeagent compare A B` prints them side by side
+  <dataset>/llama-server.log      the server's own log
+  summary.json                    per dataset and path: turn latency p50/p90, TTFT, TPOT,
+                                  prefill and decode tok/s, paired turns with equal token
+                                  counts, the p50 latency ratio (target <= 0.95) and where
+                                  the time goes (HTTP/server framing vs the model, sampling)
+and prints summary.json and the compare commands.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib.metadata
+import io
+import json
+import random
+import socket
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import httpx  # noqa: E402
+
+from edgeagent import cli  # noqa: E402
+from edgeagent.engine.llama_server import (  # noqa: E402
+    BUILD_COMMAND,
+    find_llama_server,
+    server_version,
+)
+from edgeagent.models import DEFAULT_MODEL, resolve_model  # noqa: E402
+from edgeagent.replay import load_dataset  # noqa: E402
+from edgeagent.run import default_dataset  # noqa: E402
+
+TARGET_RATIO = 0.95  # issue 23: in-process p50 turn latency <= 0.95x llama-server's
+N_BATCH = 512  # the in-process engine's n_batch (= n_ubatch); the server gets the same
+
+
+# -- the synthetic MLPerf-format conversation ---------------------------------------------
+
+
+def _python_file(rng: random.Random, name: str, lines: int) -> list[str]:
+    out = [f'"""{name}: helpers for the fleet report."""', ""]
+    while len(out) < lines:
+        fn = rng.choice(["total", "average", "by_depot", "per_km", "fill_cost", "parse_row"])
+        arg = rng.choice(["rows", "records", "entries"])
+        out += [f"def {fn}_{len(out)}({arg}):",
+                f'    """Return the {fn.replace("_", " ")} of the {arg}."""',
+                f"    return sum(r['{rng.choice(['km', 'liters', 'cents'])}'] for r in {arg})",
+                ""]  # fmt: skip
+    return out[:lines]
+
+
+def synthetic_conversation(turns: int, seed: int = 0) -> list[dict[str, Any]]:
+    """One conversation of `turns` assistant turns in MLPerf's JSONL schema: our agent's
+    system prompt and tools (from the bundled smoke workload), then read/grep/test/edit tool
+    calls with results of 5-10 lines each, ending in submit. Deterministic in seed."""
+    first = json.loads(default_dataset().read_text().splitlines()[0])
+    rng = random.Random(seed)
+    conv = f"synthetic-{turns}"
+    files = [f"fleet/{m}.py" for m in ("fuel", "trips", "depots", "units", "money", "report")]
+    rows: list[dict[str, Any]] = [{
+        "conversation_id": conv, "turn": 1, "role": "user", "system": first["system"],
+        "tools": first["tools"],
+        "content": "Issue: the fuel report shows the cost per kilometre ten times too high\n\n"
+                   "The report in fleet/report.py divides cents by kilometres but the fill "
+                   "costs are stored in tenths of a cent.\n\nFiles in the repository: "
+                   + ", ".join(files) + ", tests/test_report.py",
+    }]  # fmt: skip
+    turn = 2
+    for i in range(turns):
+        path = files[i % len(files)]
+        kind = "submit" if i == turns - 1 else ("read_file", "grep", "run_tests", "read_file",
+                                                "edit", "list_dir")[i % 6]
+        args: dict[str, Any] = {}
+        if kind == "read_file":
+            start = 1 + 8 * (i // 6)
+            args = {"path": path, "start_line": start, "end_line": start + 7}
+            body = _python_file(rng, path, 8)
+            result = "\n".join(f"{start + n}| {line}" for n, line in enumerate(body))
+        elif kind == "grep":
+            word = rng.choice(["cents", "km", "liters", "depot"])
+            args = {"pattern": word}
+            result = "\n".join(f"{rng.choice(files)}:{rng.randint(1, 90)}: "
+                               f"    return sum(r['{word}'] for r in rows)" for _ in range(6))
+        elif kind == "run_tests":
+            failed = rng.randint(1, 3)
+            result = "exit code 1\n" + "\n".join(
+                [f"FAILED tests/test_report.py::test_cost_per_km_{n} - assert "
+                 f"{rng.randint(100, 999)} == {rng.randint(10, 99)}" for n in range(failed)]
+                + ["", "E   assert 1234 == 123", "tests/test_report.py:18: AssertionError",
+                   f"{failed} failed, {rng.randint(5, 20)} passed in 0.{rng.randint(10, 99)}s"])
+        elif kind == "edit":
+            args = {"path": "fleet/report.py", "old": "cents / km", "new": "cents / 10 / km"}
+            result = "edited fleet/report.py: 1 replacement\n" + "\n".join(
+                f"{n}| {line}" for n, line in enumerate(_python_file(rng, "report", 5), 20))
+        elif kind == "list_dir":
+            result = "\n".join(["fleet/", "tests/", "README.md", "pyproject.toml"]
+                               + [f.split("/")[1] for f in files])
+        else:
+            result = "submitted"
+        call_id = f"call_{i}"
+        rows.append({"conversation_id": conv, "turn": turn, "role": "assistant",
+                     "tool_calls": [{"id": call_id, "type": "function", "function": {
+                         "name": kind, "arguments": json.dumps(args)}}]})
+        rows.append({"conversation_id": conv, "turn": turn + 1, "role": "tool",
+                     "tool_results": [{"tool_call_id": call_id,
+                                       "content": f"Result of {kind}:\n{result}"}],
+                     "delay_seconds": round(rng.uniform(0.01, 0.5), 3)})
+        turn += 2
+    return rows
+
+
+def write_synthetic(path: Path, turns: int, seed: int = 0) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in synthetic_conversation(turns, seed)))
+    load_dataset(path)  # the replay's own loader checks every row
+    return path
+
+
+# -- llama-server ------------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def server_command(binary: Path, model: Path, port: int, threads: int, n_ctx: int,
+                   seed: int) -> list[str]:
+    return [str(binary), "-m", str(model), "--host", "127.0.0.1", "--port", str(port),
+            "-c", str(n_ctx), "-t", str(threads), "-tb", str(threads), "-np", "1",
+            "-b", str(N_BATCH), "-ub", str(N_BATCH), "-fa", "off", "--seed", str(seed),
+            "--jinja", "--cache-prompt"]  # fmt: skip
+
+
+@contextlib.contextmanager
+def llama_server(binary: Path, model: Path, threads: int, n_ctx: int, seed: int, log: Path):
+    port = _free_port()
+    cmd = server_command(binary, model, port, threads, n_ctx, seed)
+    with open(log, "w") as log_file:
+        proc = subprocess.Popen(cmd, stdout=log_file, stderr=subprocess.STDOUT)
+        base = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + 180
+            while True:
+                if proc.poll() is not None:
+                    raise SystemExit(f"llama-server exited with {proc.returncode}; see {log}")
+                with contextlib.suppress(httpx.HTTPError):
+                    if httpx.get(base + "/health", timeout=2).status_code == 200:
+                        break
+                if time.monotonic() > deadline:
+                    raise SystemExit(f"llama-server did not get ready within 180 s; see {log}")
+                time.sleep(0.3)
+            yield base + "/v1", cmd
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+# -- runs and their numbers --------------------------------------------------------------
+
+
+def replay(argv: list[str], out: Path) -> Path:
+    out.mkdir(parents=True, exist_ok=True)
+    before = set(out.iterdir())
+    with contextlib.redirect_stdout(io.StringIO()) as printed:
+        code = cli.main(["replay", *argv, "--out", str(out)])
+    if code != 0:
+        raise SystemExit(f"edgeagent replay failed ({code}): {argv}\n{printed.getvalue()}")
+    (run_dir,) = set(out.iterdir()) - before
+    return run_dir
+
+
+def _steps(run_dir: Path) -> dict[tuple[str, int], dict]:
+    db = sqlite3.connect(run_dir / "run.db")
+    db.row_factory = sqlite3.Row
+    try:
+        rows = db.execute("SELECT * FROM steps").fetchall()
+    finally:
+        db.close()
+    return {(r["task_id"], r["step"]): dict(r) for r in rows}
+
+
+def _r(x: float | None, nd: int = 2) -> float | None:
+    return None if x is None else round(x, nd)
+
+
+def _med(values: list[float | None]) -> float | None:
+    vals = [v for v in values if v is not None]
+    return _r(statistics.median(vals)) if vals else None
+
+
+def _rate(tokens: list[int | None], ms: list[float | None]) -> float | None:
+    pairs = [(t, m) for t, m in zip(tokens, ms, strict=True) if t is not None and m]
+    total_ms = sum(m for _, m in pairs)
+    return _r(1000 * sum(t for t, _ in pairs) / total_ms, 1) if total_ms else None
+
+
+def path_numbers(run_dir: Path) -> dict:
+    """One path's numbers: the replay summary's own percentiles, plus rates from its steps."""
+    summary = json.loads((run_dir / "result_summary.json").read_text())
+    steps = list(_steps(run_dir).values())
+    return {
+        "run_dir": str(run_dir),
+        "result": summary.get("result"),
+        "turns_completed": summary.get("turns_completed"),
+        "turns_dropped": summary.get("turns_dropped"),
+        **{f"{k}_{p}": _r(summary[k][p]) if summary.get(k) else None
+           for k in ("latency_ms", "ttft_ms", "tpot_ms") for p in ("p50", "p90")},
+        "prefill_tok_s": _rate([s["prefill_tokens"] for s in steps],
+                               [s["prefill_ms"] for s in steps]),
+        "decode_tok_s": _rate([s["decoded_tokens"] for s in steps],
+                              [s["decode_ms"] for s in steps]),
+        "reused_tokens_total": sum(s["reused_tokens"] or 0 for s in steps),
+        "prefill_tokens_total": sum(s["prefill_tokens"] or 0 for s in steps),
+        "decoded_tokens_total": sum(s["decoded_tokens"] or 0 for s in steps),
+        "inline_score": summary.get("inline_score"),
+        "energy_per_turn_mJ": summary.get("energy_per_turn_mJ"),
+        "energy_null_reason": summary.get("energy_null_reason"),
+    }
+
+
+def _gen_ms(s: dict) -> float:
+    return (s["t_decode_end_ns"] - s["t_start_ns"]) / 1e6
+
+
+def compare_paths(local_dir: Path, server_dir: Path) -> dict:
+    """Turn by turn (conversation, step): equal token counts, and where the time goes."""
+    local, server = _steps(local_dir), _steps(server_dir)
+    keys = sorted(set(local) & set(server))
+    pairs = [(local[k], server[k]) for k in keys]
+    equal_prompt = sum(a["context_tokens"] == b["context_tokens"] for a, b in pairs)
+    equal_decoded = sum(a["decoded_tokens"] == b["decoded_tokens"] for a, b in pairs)
+    same_text = sum(a["raw_output"] == b["raw_output"] for a, b in pairs)
+    unequal = [{"conversation": a["task_id"], "step": a["step"],
+                "context_tokens": [a["context_tokens"], b["context_tokens"]],
+                "decoded_tokens": [a["decoded_tokens"], b["decoded_tokens"]]}
+               for a, b in pairs if (a["context_tokens"], a["decoded_tokens"])
+               != (b["context_tokens"], b["decoded_tokens"])][:20]  # fmt: skip
+    return {
+        "paired_turns": len(pairs),
+        "turns_only_in_one_path": len(set(local) ^ set(server)),
+        "equal_prompt_tokens": equal_prompt,
+        "equal_decoded_tokens": equal_decoded,
+        "token_counts_equal": bool(pairs) and equal_prompt == equal_decoded == len(pairs),
+        "same_generated_text": same_text,
+        "unequal_turns_first_20": unequal,
+        "where_the_time_goes_ms_p50": {
+            # in process: call entry to last token minus model prefill and decode = template
+            # rendering, tokenisation, KV prefix bookkeeping; sampling (incl. grammar) apart
+            "in_process_outside_model": _med([_gen_ms(a) - (a["prefill_ms"] or 0)
+                                              - (a["decode_ms"] or 0) for a, _ in pairs]),
+            "in_process_sampling": _med([a["sample_ms"] for a, _ in pairs]),
+            "in_process_prefill": _med([a["prefill_ms"] for a, _ in pairs]),
+            "in_process_decode": _med([a["decode_ms"] for a, _ in pairs]),
+            # through the server: the client's request time minus the server's own model time =
+            # HTTP, SSE, the server's chat template, tokenisation and grammar setup
+            "server_request": _med([b["request_ms"] for _, b in pairs]),
+            "server_prefill": _med([b["server_prefill_ms"] for _, b in pairs]),
+            "server_decode": _med([b["server_decode_ms"] for _, b in pairs]),
+            "server_outside_model": _med([
+                b["request_ms"] - b["server_prefill_ms"] - b["server_decode_ms"]
+                for _, b in pairs if None not in (b["request_ms"], b["server_prefill_ms"],
+                                                  b["server_decode_ms"])]),
+            "server_cached_tokens_total": sum(b["server_cached_tokens"] or 0 for _, b in pairs),
+        },
+    }
+
+
+def bench_dataset(name: str, dataset: Path, out: Path, args: argparse.Namespace, model: Path,
+                  binary: Path) -> dict:
+    common = [str(dataset), "--n-ctx", str(args.n_ctx), "--seed", str(args.seed),
+              "--max-new-tokens", str(args.max_new_tokens)]  # fmt: skip
+    if args.conversations:
+        common += ["--conversations", args.conversations]
+    (out / name).mkdir(parents=True, exist_ok=True)
+
+    def in_process() -> Path:
+        print(f"[{name}] in process ...", file=sys.stderr, flush=True)
+        return replay([*common, "--model", str(model), "--threads", str(args.threads)],
+                      out / name / "in_process")  # fmt: skip
+
+    def through_server() -> tuple[Path, list[str]]:
+        print(f"[{name}] llama-server ...", file=sys.stderr, flush=True)
+        with llama_server(binary, model, args.threads, args.n_ctx, args.seed,
+                          out / name / "llama-server.log") as (url, cmd):
+            return replay([*common, "--endpoint", url, "--tokenizer", str(model),
+                           "--model", str(model), "--threads", str(args.threads)],
+                          out / name / "llama_server"), cmd  # fmt: skip
+
+    if args.server_first:  # to see whether the order (warm page cache, load drift) matters
+        server_dir, cmd = through_server()
+        local_dir = in_process()
+    else:
+        local_dir = in_process()
+        server_dir, cmd = through_server()
+    local, server = path_numbers(local_dir), path_numbers(server_dir)
+    ratio = (local["latency_ms_p50"] / server["latency_ms_p50"]
+             if local["latency_ms_p50"] and server["latency_ms_p50"] else None)
+    return {
+        "dataset": str(dataset),
+        "in_process": local,
+        "llama_server": server,
+        "server_command": cmd,
+        "order": "llama-server first" if args.server_first else "in process first",
+        "latency_p50_ratio_in_process_vs_server": _r(ratio, 3),
+        "target_ratio": TARGET_RATIO,
+        "target_met": None if ratio is None else ratio <= TARGET_RATIO,
+        "turns": compare_paths(local_dir, server_dir),
+        "compare_command": f"edgeagent compare {local_dir} {server_dir}",
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--model", default=DEFAULT_MODEL, help="known model name or .gguf path")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--n-ctx", type=int, default=8192)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--max-new-tokens", type=int, default=256)
+    ap.add_argument("--turns", type=int, default=32, help="assistant turns of the synthetic "
+                    "conversation (at least 30 for issue 23)")
+    ap.add_argument("--datasets", default="smoke,synthetic",
+                    help="comma-separated: smoke, synthetic, or MLPerf agentic JSONL paths")
+    ap.add_argument("--conversations", metavar="N|IDS", help="passed to edgeagent replay")
+    ap.add_argument("--server", type=Path, help=f"llama-server binary (default: the one "
+                    f"`{BUILD_COMMAND}` cached for this llama-cpp-python)")
+    ap.add_argument("--server-first", action="store_true",
+                    help="replay through llama-server before the in-process run")
+    ap.add_argument("--out", type=Path)
+    args = ap.parse_args(argv)
+
+    binary = args.server or find_llama_server()
+    if binary is None:
+        raise SystemExit(f"no llama-server built for llama-cpp-python "
+                         f"{importlib.metadata.version('llama_cpp_python')}: run {BUILD_COMMAND}")
+    model = resolve_model(args.model).path
+    out = args.out or Path(tempfile.mkdtemp(prefix="bench-server-"))
+    out.mkdir(parents=True, exist_ok=True)
+    datasets: dict[str, Path] = {}
+    for name in args.datasets.split(","):
+        if name == "smoke":
+            datasets[name] = default_dataset()
+        elif name == "synthetic":
+            datasets[f"synthetic-{args.turns}"] = write_synthetic(
+                out / "datasets" / f"synthetic-mlperf-{args.turns}.jsonl", args.turns, args.seed)
+        else:
+            datasets[Path(name).stem] = Path(name)
+    summary = {
+        "model": str(model),
+        "llama_cpp_python": importlib.metadata.version("llama_cpp_python"),
+        "llama_server": {"binary": str(binary), "version": server_version(binary)},
+        "settings": {"threads": args.threads, "n_ctx": args.n_ctx, "seed": args.seed,
+                     "n_batch": N_BATCH, "flash_attn": False, "slots": 1,
+                     "max_new_tokens": args.max_new_tokens},
+        "datasets": {name: bench_dataset(name, path, out, args, model, binary)
+                     for name, path in datasets.items()},
+    }  # fmt: skip
+    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    print(json.dumps(summary, indent=2))
+    for name, d in summary["datasets"].items():
+        print(f"# {name}: {d['compare_command']}", file=sys.stderr)
+    print(f"# summary: {out / 'summary.json'}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
