@@ -164,7 +164,8 @@ class DashboardApp(App[Outcome]):
         self._drawn_at = time.monotonic()
         self.table.sync()
         self.table.follow(self.state.current_task)
-        for widget in (self.header, self.panel, *self.charts):
+        self.header.refresh(layout=True)  # the rails line may have come or gone
+        for widget in (self.panel, *self.charts):
             widget.refresh()
 
     def status_word(self) -> str:

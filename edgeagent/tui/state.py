@@ -256,6 +256,15 @@ class DashboardState:
         for p in inside:
             for name, w in p.watts:
                 sums.setdefault(name, []).append(w)
+        # a rail read less often than the total (or a span shorter than its interval) holds
+        # its last reading before the span's end, as a meter's display would
+        for p in reversed([p for p in points if end_ns is None or p.t_ns <= end_ns]):
+            for name, w in p.watts:
+                if name not in sums:
+                    sums[name] = [w]
+        order = [label for _, label in self.power.rails]
+        sums = dict(sorted(sums.items(), key=lambda kv: order.index(kv[0])
+                           if kv[0] in order else len(order)))
         temps = [p.temp_c for p in inside if p.temp_c is not None]
         if len(sums) <= 1 and not temps:
             return None

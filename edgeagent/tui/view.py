@@ -326,8 +326,11 @@ class CompareScreen(Screen):
         return draw
 
     def on_mount(self) -> None:
+        # both tables as tall as the longer one, so that the charts line up side by side
+        rows = max(len(st.tasks) for st in self.states) + 1
         for i in range(2):
             self.query_one(f"#side-{i}").border_title = f"{'AB'[i]}: {self.labels[i]}"
+            self.query_one(f"#tasks-{i}", TaskTable).styles.height = min(rows, 7)
 
     def _summary(self) -> Text:
         a, b = self.states
