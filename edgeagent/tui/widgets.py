@@ -97,7 +97,7 @@ class RunHeader(Static):
     def render(self) -> Text:
         st = self.state
         power = (f"[{st.power.scope}] {st.power.label}" if st.power.label
-                 else "none: energy not measured")
+                 else "none (energy not measured)")
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append(f" {self.status()} ", style="reverse bold")
         text.append(f" {st.suite or '-'}: {st.done}/{len(st.tasks)} tasks done, "
