@@ -102,7 +102,9 @@ class RunHeader(Static):
         text.append(f" {self.status()} ", style="reverse bold")
         text.append(f" {st.suite or '-'}: {st.done}/{len(st.tasks)} tasks done, "
                     f"{st.resolved} resolved · {st.run_id or ''}\n")
-        text.append(f" model {st.model or '-'} · {st.device or '-'} · power {power}")
+        # power before the device: at 80 columns the line's end is cut, and what meters the
+        # run matters more than the CPU's name
+        text.append(f" model {st.model or '-'} · power {power} · {st.device or '-'}")
         when, rails = self.rails()
         if rails is not None:
             text.append(f"\n rails ({when}): ", style="bold")
