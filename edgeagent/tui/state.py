@@ -244,28 +244,37 @@ class DashboardState:
         """The rails' mean watts and mean temperature over [start_ns, end_ns] (default: the
         last second sampled); None where the device has no rails beyond the one total and no
         temperature sensor, since the header already shows the total."""
-        points = list(self.rail_points)
+        points = self.rail_points
         if not points:
             return None
         if start_ns is None and end_ns is None:
             end_ns = points[-1].t_ns
             start_ns = end_ns - 1_000_000_000
-        inside = [p for p in points if (start_ns is None or p.t_ns >= start_ns)
-                  and (end_ns is None or p.t_ns <= end_ns)]
+        # walk back from the newest point (the header asks ten times a second): the span,
+        # then, before it, the last reading of any rail the span has none of; a rail read
+        # less often than the total holds its last reading, as a meter's display would
+        labels = {label for _, label in self.power.rails}
         sums: dict[str, list[float]] = {}
-        for p in inside:
+        held: dict[str, float] = {}
+        temps: list[float] = []
+        for p in reversed(points):
+            if end_ns is not None and p.t_ns > end_ns:
+                continue
+            if start_ns is None or p.t_ns >= start_ns:
+                for name, w in p.watts:
+                    sums.setdefault(name, []).append(w)
+                if p.temp_c is not None:
+                    temps.append(p.temp_c)
+                continue
             for name, w in p.watts:
-                sums.setdefault(name, []).append(w)
-        # a rail read less often than the total (or a span shorter than its interval) holds
-        # its last reading before the span's end, as a meter's display would
-        for p in reversed([p for p in points if end_ns is None or p.t_ns <= end_ns]):
-            for name, w in p.watts:
-                if name not in sums:
-                    sums[name] = [w]
+                held.setdefault(name, w)
+            if labels <= sums.keys() | held.keys():
+                break
+        for name, w in held.items():
+            sums.setdefault(name, [w])
         order = [label for _, label in self.power.rails]
         sums = dict(sorted(sums.items(), key=lambda kv: order.index(kv[0])
                            if kv[0] in order else len(order)))
-        temps = [p.temp_c for p in inside if p.temp_c is not None]
         if len(sums) <= 1 and not temps:
             return None
         return RailSummary(tuple((name, sum(v) / len(v)) for name, v in sums.items()),

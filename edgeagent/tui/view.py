@@ -177,7 +177,7 @@ class RunScreen(Screen):
         yield RunHeader(st, self._status, self._task_rails, id="header")
         with Horizontal(id="body"):
             with Vertical(id="left"):
-                yield TaskTable(st, id="tasks")
+                yield TaskTable(st, compact=True, id="tasks")
                 yield StepTable(id="steps", cursor_type="row")
             with VerticalScroll(id="detail"):
                 yield Static(id="detail-text")

@@ -355,3 +355,25 @@ def test_task_records_and_steps_are_read_back(runs: tuple[Path, Path]) -> None:
     assert [e.task_id for e in run_events(a) if isinstance(e, TaskRecord)] == [
         "fix-add", "fix-shout", "fix-sum-to"]
     assert [e.task_id for e in run_events(b) if isinstance(e, TaskRecord)] == ["fix-add"]
+
+
+def test_stored_run_task_table_shows_wall_time_and_energy_at_120x36(
+        runs: tuple[Path, Path]) -> None:
+    """Beside the step detail the task table shows the state by its mark, so that wall time
+    and energy fit (at 80 columns the detail keeps the width, and wall time still shows)."""
+    a, _ = runs
+    records = [e for e in run_events(a) if isinstance(e, TaskRecord)]
+
+    async def go(size) -> str:
+        app = ViewApp(a)
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot, app)
+            return screen_text(app)
+
+    wide, narrow = asyncio.run(go((120, 36))), asyncio.run(go((80, 24)))
+    for r in records:
+        row = next(line for line in wide.splitlines() if line.startswith(f" {r.task_id} "))
+        assert re.search(rf" {re.escape(fmt_s(r.wall_ms))} +{re.escape(fmt_j(r.energy_j))} ",
+                         row), row
+        row = next(line for line in narrow.splitlines() if line.startswith(f" {r.task_id} "))
+        assert f" {fmt_s(r.wall_ms)} " in row, row
