@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from ..errors import UserError
@@ -28,6 +29,12 @@ def _pyplot() -> Any:
     return plt
 
 
+def _integer_ticks() -> Any:
+    from matplotlib.ticker import MaxNLocator
+
+    return MaxNLocator(integer=True)
+
+
 def _task_steps(data: RunData) -> dict[str, list[dict[str, Any]]]:
     out: dict[str, list[dict[str, Any]]] = {}
     for s in sorted(data.steps, key=lambda s: s["t_start_ns"]):
@@ -35,10 +42,13 @@ def _task_steps(data: RunData) -> dict[str, list[dict[str, Any]]]:
     return out
 
 
-def _empty(ax: Any, text: str) -> None:
+def _empty(ax: Any, text: str) -> str:
+    """Say in the panel why it is empty; the reason is returned so that the HTML report can
+    leave the panel out and say it in words instead."""
     ax.text(0.5, 0.5, text, ha="center", va="center", transform=ax.transAxes, color="#666")
     ax.set_xticks([])
     ax.set_yticks([])
+    return text
 
 
 def _estimated(data: RunData) -> str:
@@ -46,7 +56,7 @@ def _estimated(data: RunData) -> str:
     return " (ESTIMATED)" if total.get("estimated") else ""
 
 
-def plot_context_growth(ax: Any, data: RunData) -> None:
+def plot_context_growth(ax: Any, data: RunData) -> str | None:
     ax.set_title("context growth per task")
     for task, steps in _task_steps(data).items():
         xs = [s["step"] + 1 for s in steps]
@@ -54,16 +64,18 @@ def plot_context_growth(ax: Any, data: RunData) -> None:
         ax.plot(xs, [s["reused_tokens"] for s in steps], ls=":", color=line.get_color())
     ax.set_xlabel("step (dotted: tokens reused from the KV cache)")
     ax.set_ylabel("context tokens")
-    if data.steps:
-        ax.legend(fontsize=7)
+    ax.xaxis.set_major_locator(_integer_ticks())  # steps are whole: no tick at step 1.5
+    if not data.steps:
+        return _empty(ax, "no steps")
+    ax.legend(fontsize=7)
+    return None
 
 
-def plot_step_latency(ax: Any, data: RunData) -> None:
+def plot_step_latency(ax: Any, data: RunData) -> str | None:
     ax.set_title("per-step latency by phase")
     steps = sorted(data.steps, key=lambda s: s["t_start_ns"])
     if not steps:
-        _empty(ax, "no steps")
-        return
+        return _empty(ax, "no steps")
     xs = list(range(len(steps)))
     bottom = [0.0] * len(steps)
     for phase in PHASES:
@@ -74,13 +86,13 @@ def plot_step_latency(ax: Any, data: RunData) -> None:
     ax.set_xticks(starts, [steps[i]["task_id"] for i in starts], fontsize=7, rotation=20)
     ax.set_ylabel("seconds")
     ax.legend(fontsize=7)
+    return None
 
 
-def plot_power_trace(ax: Any, data: RunData) -> None:
+def plot_power_trace(ax: Any, data: RunData) -> str | None:
     ax.set_title("device power with phase bands" + _estimated(data))
     if not data.power:
-        _empty(ax, "energy not measured (no power source)")
-        return
+        return _empty(ax, "energy not measured (no power source)")
     t0 = data.power[0][0]
     ax.plot([(t - t0) / 1e9 for t, _ in data.power], [w for _, w in data.power], color="black",
             lw=0.8)
@@ -96,14 +108,14 @@ def plot_power_trace(ax: Any, data: RunData) -> None:
     ax.set_xlabel("seconds since the first sample")
     ax.set_ylabel("watts")
     ax.legend(fontsize=7)
+    return None
 
 
-def plot_energy_per_task(ax: Any, data: RunData) -> None:
+def plot_energy_per_task(ax: Any, data: RunData) -> str | None:
     ax.set_title("energy per task" + _estimated(data))
     tasks = [t for t in data.tasks if t.get("energy_j") is not None]
     if not tasks:
-        _empty(ax, "energy not measured")
-        return
+        return _empty(ax, "energy not measured")
     xs = list(range(len(tasks)))
     bottom = [0.0] * len(tasks)
     for phase in PHASES:
@@ -115,23 +127,24 @@ def plot_energy_per_task(ax: Any, data: RunData) -> None:
     ax.set_xticks(xs, [t["task_id"] for t in tasks], fontsize=7, rotation=20)
     ax.set_ylabel("joules")
     ax.legend(fontsize=7)
+    return None
 
 
-def plot_prefill_throughput(ax: Any, data: RunData) -> None:
+def plot_prefill_throughput(ax: Any, data: RunData) -> str | None:
     ax.set_title("prefill throughput vs context length")
     rows = [r for r in step_metrics(data) if r["prefill_tok_s"]]
     if not rows:
-        _empty(ax, "no step prefilled tokens")
-        return
+        return _empty(ax, "no step prefilled tokens")
     sc = ax.scatter([r["context_tokens"] for r in rows], [r["prefill_tok_s"] for r in rows],
                     c=[r["cache_reuse_ratio"] or 0 for r in rows], cmap="viridis", vmin=0,
                     vmax=1, s=[10 + r["prefill_tokens"] / 10 for r in rows])
     ax.figure.colorbar(sc, ax=ax, label="cache reuse ratio")
     ax.set_xlabel("context tokens (size: tokens prefilled)")
     ax.set_ylabel("prefill tok/s")
+    return None
 
 
-PLOTS: list[tuple[str, Callable[[Any, RunData], None]]] = [
+PLOTS: list[tuple[str, Callable[[Any, RunData], str | None]]] = [
     ("context", plot_context_growth),
     ("step_latency", plot_step_latency),
     ("power", plot_power_trace),
@@ -140,19 +153,47 @@ PLOTS: list[tuple[str, Callable[[Any, RunData], None]]] = [
 ]
 
 
-def svg_plots(data: RunData) -> list[tuple[str, str]]:
-    """(name, inline SVG text) for each plot."""
+CAPTIONS = {
+    "context": "Context tokens at each step of each task (solid) and the part of them reused "
+               "from the KV cache (dotted); the gap is what each step prefilled.",
+    "step_latency": "Wall time of every step in run order, stacked by phase; tick labels "
+                    "mark where each task starts.",
+    "power": "Device power over the run (the meter's total), shaded by the phase each "
+             "moment belongs to.",
+    "energy": "Energy of each task split by phase; the grey top is grading and setup, "
+              "outside the steps.",
+    "prefill": "Prefill throughput of each step against its context length; colour: the "
+               "share reused from the KV cache, size: tokens prefilled.",
+}
+
+
+@dataclass(frozen=True)
+class Figure:
+    name: str
+    svg: str | None  # None: nothing to draw, see `empty`
+    caption: str
+    empty: str | None = None  # why the plot has nothing to show
+
+
+def svg_plots(data: RunData) -> list[Figure]:
+    """Each plot as inline SVG text with its caption; a plot with nothing to show (no power
+    source, no steps) is not drawn, only its reason kept."""
     plt = _pyplot()
     out = []
     for name, draw in PLOTS:
         fig, ax = plt.subplots(figsize=(6.4, 3.6))
-        draw(ax, data)
+        empty = draw(ax, data)
+        if empty is not None:
+            plt.close(fig)
+            out.append(Figure(name, None, CAPTIONS[name], empty))
+            continue
         fig.tight_layout()
         buf = io.StringIO()
         fig.savefig(buf, format="svg")
         plt.close(fig)
         svg = buf.getvalue()
-        out.append((name, svg[svg.index("<svg"):]))  # drop the XML prolog for inlining
+        # drop the XML prolog for inlining
+        out.append(Figure(name, svg[svg.index("<svg"):], CAPTIONS[name]))
     return out
 
 

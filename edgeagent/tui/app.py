@@ -79,6 +79,7 @@ class DashboardApp(App[Outcome]):
         Binding("p", "pause", "pause after step"),
         Binding("s", "skip", "skip task"),
         Binding("q", "stop", "stop safely"),
+        Binding("q", "leave", "exit"),  # the same key once the run is over: see check_action
         Binding("ctrl+c", "stop", "stop safely", show=False, priority=True),
         Binding("ctrl+q", "abort", "leave now", show=False, priority=True),
         Binding("question_mark", "help", "help"),
@@ -141,6 +142,7 @@ class DashboardApp(App[Outcome]):
             self.state.feed(self.sink.drain())  # what arrived while the thread ended
             self._done = changed = True
             self._drawn_at = 0.0
+            self.refresh_bindings()
         if (self.state.revision != self._drawn_revision
                 and time.monotonic() - self._drawn_at >= CHARTS_S):
             self.refresh_widgets()
@@ -161,7 +163,9 @@ class DashboardApp(App[Outcome]):
         self._drawn_revision = self.state.revision
         self._drawn_at = time.monotonic()
         self.table.sync()
-        for widget in (self.header, self.panel, *self.charts):
+        self.table.follow(self.state.current_task)
+        self.header.refresh(layout=True)  # the rails line may have come or gone
+        for widget in (self.panel, *self.charts):
             widget.refresh()
 
     def status_word(self) -> str:
@@ -179,6 +183,18 @@ class DashboardApp(App[Outcome]):
         return "RUNNING" if self.state.run_id else "STARTING"
 
     # -- keys ---------------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The footer offers what a key does now: pause, skip and stop while the run goes
+        on, only exit once it is over."""
+        if action in ("pause", "skip", "stop"):
+            return not self._done
+        if action == "leave":
+            return self._done
+        return True
+
+    def action_leave(self) -> None:
+        self.exit(self.outcome)
+
     def action_pause(self) -> None:
         if not self._done:
             paused = self.control.toggle_pause()

@@ -36,16 +36,31 @@ REUSED = Series("reused", "▒", "#56b6c2")
 NEW = Series("new", "█", "#d19a66")
 
 
-def legend(series: Sequence[Series], width: int = 1000) -> Text:
-    """Glyph and name of every series; names cut to 4 letters when the full ones do not fit."""
-    full = sum(len(s.name) + 3 for s in series) - 1
-    text = Text()
-    for i, s in enumerate(series):
-        if i:
-            text.append(" ")
-        text.append(s.glyph, style=s.style)
-        text.append(f" {s.name}" if full <= width else s.name[:4])
-    return text
+def legend_lines(series: Sequence[Series], width: int = 1000) -> list[Text]:
+    """Glyph and whole name of every series, wrapped onto as many lines as the width needs:
+    a name is never cut (a legend that reads "othe" names nothing)."""
+    lines: list[Text] = [Text()]
+    for s in series:
+        item = len(s.name) + 2
+        line = lines[-1]
+        if line.plain and len(line.plain) + 1 + item > width:
+            line = Text()
+            lines.append(line)
+        if line.plain:
+            line.append(" ")
+        line.append(s.glyph, style=s.style)
+        line.append(f" {s.name}")
+    return lines
+
+
+def fit_title(title: str, details: Sequence[str], width: int) -> Text:
+    """The chart's name in bold and as many of its details (most important first) as fit
+    whole in `width`; a detail that does not fit is left out, never cut in the middle."""
+    out = Text(title, style="bold")
+    for detail in details:
+        if len(out.plain) + 1 + len(detail) <= width:
+            out.append(f" {detail}")
+    return out
 
 
 def _column(segments: Sequence[tuple[float, Series]], rows: int, scale: float) -> list[Text]:
@@ -78,11 +93,14 @@ def bar_chart(
     height: int,
     unit: str,
     first_label: int = 1,
+    peak: float | None = None,
 ) -> Text:
-    """Title line (with the scale), bars, legend line."""
+    """Title line (with the scale), bars, legend lines. `peak` fixes the scale (two charts
+    compared side by side share one); by default the tallest bar shown fills the height."""
     out = Text(no_wrap=True, overflow="crop")
-    rows = max(1, height - 2)
     width = max(1, width)
+    keys = legend_lines(series, width)
+    rows = max(1, height - 1 - len(keys))
     n = len(bars)
     per = width // n if n else width
     bar_w = max(1, min(4, per - 1)) if per >= 2 else 1
@@ -90,11 +108,13 @@ def bar_chart(
     fit = max(1, width // (bar_w + gap))
     shown = list(bars[-fit:])
     first = first_label + max(0, n - fit)
-    peak = max((sum(max(0.0, v) for v, _ in bar) for bar in shown), default=0.0)
-    scale = rows / peak if peak > 0 else 0.0
+    tallest = max((sum(max(0.0, v) for v, _ in bar) for bar in shown), default=0.0)
+    top = peak if peak is not None else tallest
+    scale = rows / top if top > 0 else 0.0
     span = f"steps {first}-{first + len(shown) - 1}" if shown else "no steps yet"
-    out.append(f"{title}", style="bold")
-    out.append(f" max {_fmt(peak)} {unit} · {span}\n")
+    scale_word = "scale" if peak is not None else "max"
+    out.append_text(fit_title(title, [f"{scale_word} {_fmt(top)} {unit}", f"· {span}"], width))
+    out.append("\n")
     columns = [_column(bar, rows, scale) for bar in shown]
     for r in range(rows):
         line = Text()
@@ -104,18 +124,19 @@ def bar_chart(
                 line.append(" " * gap)
         out.append_text(line)
         out.append("\n")
-    out.append_text(legend(series, width))
+    out.append_text(Text("\n").join(keys))
     return out
 
 
-def context_chart(steps: Sequence[StepRecord], width: int, height: int) -> Text:
+def context_chart(steps: Sequence[StepRecord], width: int, height: int,
+                  peak: float | None = None) -> Text:
     """Context tokens per step; the part already in the KV cache (reused) shaded."""
     bars = [
         [(float(s.reused_tokens), REUSED), (float(s.context_tokens - s.reused_tokens), NEW)]
         for s in steps
     ]
     return bar_chart("context", bars, [REUSED, NEW], width, height, "tok",
-                     steps[0].step + 1 if steps else 1)
+                     steps[0].step + 1 if steps else 1, peak)
 
 
 def step_phase_ms(s: StepRecord) -> dict[str, float]:
@@ -126,14 +147,25 @@ def step_phase_ms(s: StepRecord) -> dict[str, float]:
             "retrieval": retrieval}
 
 
-def time_chart(steps: Sequence[StepRecord], width: int, height: int) -> Text:
+def time_chart(steps: Sequence[StepRecord], width: int, height: int,
+               peak: float | None = None) -> Text:
     """Per-step stacked prefill / decode / tool / retrieval seconds."""
     order = ("prefill", "decode", "tool", "retrieval")
     bars = [
         [(ms / 1000, PHASE_SERIES[p]) for p, ms in step_phase_ms(s).items()] for s in steps
     ]
     return bar_chart("time/step", bars, [PHASE_SERIES[p] for p in order], width, height, "s",
-                     steps[0].step + 1 if steps else 1)
+                     steps[0].step + 1 if steps else 1, peak)
+
+
+def context_peak(steps: Sequence[StepRecord]) -> float:
+    """The tallest bar of context_chart: for one scale shared by two charts."""
+    return float(max((s.context_tokens for s in steps), default=0))
+
+
+def time_peak(steps: Sequence[StepRecord]) -> float:
+    """The tallest bar of time_chart, in seconds."""
+    return max((sum(step_phase_ms(s).values()) / 1000 for s in steps), default=0.0)
 
 
 def power_chart(
@@ -151,8 +183,9 @@ def power_chart(
     window_s None: the whole span of `points` (a stored task); else the last window_s
     seconds up to t_end_ns (default: the newest point)."""
     out = Text(no_wrap=True, overflow="crop")
-    rows = max(1, height - 2)
     width = max(1, width)
+    keys = legend_lines([PHASE_SERIES[p] for p in ("prefill", "decode", "tool", "other")], width)
+    rows = max(1, height - 1 - len(keys))
     if not label:
         out.append("power", style="bold")
         out.append("\nno power source found:\nenergy not measured")
@@ -184,14 +217,14 @@ def power_chart(
         mid = start + (2 * i + 1) * span // (2 * width)
         series = PHASE_SERIES.get(phase_at(mid), PHASE_SERIES["other"])
         columns.append(_column([(w, series)], rows, scale))
-    out.append("power", style="bold")
-    out.append(f" {_fmt(now)} W ({scope}) max {_fmt(peak)} · last {span / 1e9:.0f} s\n")
+    out.append_text(fit_title("power", [f"{_fmt(now)} W", f"({scope})", f"max {_fmt(peak)}",
+                                        f"· last {span / 1e9:.0f} s"], width))
+    out.append("\n")
     for r in range(rows):
         for col in columns:
             out.append_text(col[r])
         out.append("\n")
-    out.append_text(legend([PHASE_SERIES[p] for p in ("prefill", "decode", "tool", "other")],
-                           width))
+    out.append_text(Text("\n").join(keys))
     return out
 
 

@@ -51,6 +51,29 @@ class PowerPoint:
     watts: float
 
 
+@dataclass(frozen=True)
+class RailPoint:
+    """Every metered rail's watts and the temperature at one sample (jtop's per-rail view)."""
+
+    t_ns: int
+    watts: tuple[tuple[str, float], ...]  # (rail label, watts) for each rail read
+    temp_c: float | None
+
+
+@dataclass(frozen=True)
+class RailSummary:
+    """The rails' mean watts and the mean temperature over a span, for one line of text."""
+
+    watts: tuple[tuple[str, float], ...]
+    temp_c: float | None
+
+    def text(self) -> str:
+        parts = [f"{name} {w:.2f} W" for name, w in self.watts]
+        if self.temp_c is not None:
+            parts.append(f"{self.temp_c:.0f} °C")
+        return " · ".join(parts)
+
+
 @dataclass
 class PowerInfo:
     """Which sources make the device total and how to turn a reading into watts."""
@@ -59,6 +82,9 @@ class PowerInfo:
     scope: str | None = None
     sources: tuple[str, ...] = ()
     counters: frozenset[str] = frozenset()  # sources whose readings are cumulative joules
+    # every metered source (source name, rail label): the total's and the others (a Jetson's
+    # CPU/GPU and SoC rails beside the module input)
+    rails: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def from_provenance(cls, provenance: dict[str, Any]) -> PowerInfo:
@@ -67,8 +93,12 @@ class PowerInfo:
         counters = frozenset(
             s.get("name") for s in power.get("sources", []) if s.get("kind") == "counter"
         )
+        rails = tuple(
+            (s["name"], s.get("rail") or s["name"].split(":", 1)[-1])
+            for s in power.get("sources", []) if s.get("name")
+        )
         return cls(total.get("label"), total.get("scope"), tuple(total.get("sources", ())),
-                   counters)
+                   counters, rails)
 
 
 def task_status(record: TaskRecord) -> str:
@@ -98,6 +128,8 @@ class DashboardState:
     # (t_ns, phase) of the live phase markers: the phase of samples newer than the last step
     phase_marks: deque[tuple[int, str]] = field(default_factory=lambda: deque(maxlen=64))
     power_points: deque[PowerPoint] = field(
+        default_factory=lambda: deque(maxlen=MAX_POWER_POINTS))
+    rail_points: deque[RailPoint] = field(
         default_factory=lambda: deque(maxlen=MAX_POWER_POINTS))
     finished: RunFinished | None = None
     events_seen: int = 0
@@ -173,30 +205,30 @@ class DashboardState:
             self._task(task_id)
 
     def _samples(self, batch: SampleBatch) -> None:
-        wanted = set(self.power.sources)
-        if not wanted:
-            return
+        names = {name for name, _ in self.power.rails} | set(self.power.sources)
         for sample in batch.samples:
-            t_ns, readings = sample[0], dict(sample[5])
-            watts = 0.0
-            ok = True
-            for name in self.power.sources:
+            t_ns, temp_c, readings = sample[0], sample[3], dict(sample[5])
+            watts: dict[str, float] = {}
+            for name in names:
                 value = readings.get(name)
                 if value is None:
-                    ok = False
                     continue
                 if name in self.power.counters:
                     prev = self._last_counter.get(name)
                     self._last_counter[name] = (t_ns, value)
                     # a counter gives power only as a difference; a wrap or reset gives none
                     if prev is None or t_ns <= prev[0] or value < prev[1]:
-                        ok = False
                         continue
-                    watts += (value - prev[1]) / ((t_ns - prev[0]) / 1e9)
+                    watts[name] = (value - prev[1]) / ((t_ns - prev[0]) / 1e9)
                 else:
-                    watts += value
-            if ok:
-                self.power_points.append(PowerPoint(t_ns, watts))
+                    watts[name] = value
+            if self.power.sources and all(name in watts for name in self.power.sources):
+                self.power_points.append(
+                    PowerPoint(t_ns, sum(watts[name] for name in self.power.sources)))
+            rails = tuple((label, watts[name]) for name, label in self.power.rails
+                          if name in watts)
+            if rails or temp_c is not None:
+                self.rail_points.append(RailPoint(t_ns, rails, temp_c))
 
     # -- questions the widgets ask ------------------------------------------------------
     @property
@@ -206,6 +238,47 @@ class DashboardState:
     @property
     def resolved(self) -> int:
         return sum(1 for t in self.tasks.values() if t.status == "resolved")
+
+    def rail_summary(self, start_ns: int | None = None,
+                     end_ns: int | None = None) -> RailSummary | None:
+        """The rails' mean watts and mean temperature over [start_ns, end_ns] (default: the
+        last second sampled); None where the device has no rails beyond the one total and no
+        temperature sensor, since the header already shows the total."""
+        points = self.rail_points
+        if not points:
+            return None
+        if start_ns is None and end_ns is None:
+            end_ns = points[-1].t_ns
+            start_ns = end_ns - 1_000_000_000
+        # walk back from the newest point (the header asks ten times a second): the span,
+        # then, before it, the last reading of any rail the span has none of; a rail read
+        # less often than the total holds its last reading, as a meter's display would
+        labels = {label for _, label in self.power.rails}
+        sums: dict[str, list[float]] = {}
+        held: dict[str, float] = {}
+        temps: list[float] = []
+        for p in reversed(points):
+            if end_ns is not None and p.t_ns > end_ns:
+                continue
+            if start_ns is None or p.t_ns >= start_ns:
+                for name, w in p.watts:
+                    sums.setdefault(name, []).append(w)
+                if p.temp_c is not None:
+                    temps.append(p.temp_c)
+                continue
+            for name, w in p.watts:
+                held.setdefault(name, w)
+            if labels <= sums.keys() | held.keys():
+                break
+        for name, w in held.items():
+            sums.setdefault(name, [w])
+        order = [label for _, label in self.power.rails]
+        sums = dict(sorted(sums.items(), key=lambda kv: order.index(kv[0])
+                           if kv[0] in order else len(order)))
+        if len(sums) <= 1 and not temps:
+            return None
+        return RailSummary(tuple((name, sum(v) / len(v)) for name, v in sums.items()),
+                           sum(temps) / len(temps) if temps else None)
 
     def phase_elapsed_s(self, now_ns: int | None = None) -> float | None:
         if self.phase_since_ns is None:

@@ -19,8 +19,8 @@ from textual.widgets import DataTable, Footer, Static
 from ..errors import StoreError
 from ..events import StepRecord
 from .app import CSS_PATH, HelpScreen
-from .charts import context_chart, time_chart
-from .state import DashboardState
+from .charts import context_chart, context_peak, time_chart, time_peak
+from .state import DashboardState, RailSummary
 from .stored import RunSummary, find_runs, is_run_dir, run_events
 from .widgets import Chart, RunHeader, TaskTable, action_text, charts_for, fmt_j, fmt_s
 
@@ -57,19 +57,20 @@ class RunPicker(Screen):
         self.marked: Path | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static(f" runs in {self.root}: {len(self.runs)}  (enter: open · m: mark · "
-                     "c: compare with the marked run)", id="header")
+        yield Static(f" {len(self.runs)} runs in {self.root} · enter opens one", id="header")
         table = DataTable(id="runs", cursor_type="row")
         yield table
         yield Footer()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        for name in ("", "run", "status", "resolved", "steps", "wall s", "energy J"):
+        # the numbers before the run id: an id of 58 characters would push them off 80
+        # columns, and the id still reads when its end is cut
+        for name in ("", "status", "resolved", "steps", "wall s", "energy J", "run"):
             table.add_column(name, key=name or "mark")
         for r in self.runs:
-            table.add_row("", r.run_id, r.status, f"{r.resolved}/{r.tasks}", str(r.steps),
-                          fmt_s(r.wall_ms), fmt_j(r.energy_j), key=str(r.path))
+            table.add_row("", r.status, f"{r.resolved}/{r.tasks}", str(r.steps),
+                          fmt_s(r.wall_ms), fmt_j(r.energy_j), r.run_id, key=str(r.path))
         table.focus()
 
     def _highlighted(self) -> Path | None:
@@ -125,28 +126,30 @@ def step_detail(state: DashboardState, task_id: str, s: StepRecord) -> Text:
     if all(e.joules is None for _, e in energies):
         energy = f"n/a ({energies[0][1].null_reason})"
     else:
-        energy = " · ".join(f"{p} {fmt_j(e.joules)} J" for p, e in energies)
-        energy += f" [{energies[0][1].scope}]"
+        energy = f"J [{energies[0][1].scope}] " + " · ".join(
+            f"{p} {fmt_j(e.joules)}" for p, e in energies)
     cpu = f"{s.cpu_percent:.0f}%" if s.cpu_percent is not None else "n/a"
     rss = f"{s.rss_bytes / 1e6:.0f} MB" if s.rss_bytes else "n/a"
+    # the numbers in few short lines, so that at 80x24 the action starts above the fold
     text = Text()
     text.append(f"{task_id} · step {s.step + 1} of {n} · ", style="bold")
     text.append(action_text(s) if s.action_name else "FORMAT ERROR", style="bold")
     text.append("\n")
+    tpot = f", TPOT {s.tpot_ms:.1f} ms" if s.tpot_ms is not None else ""
     text.append(
         f"context {s.context_tokens} tok: {s.reused_tokens} reused, {s.prefill_tokens} "
-        f"prefilled\nprefill {s.prefill_ms:.0f} ms (TTFT {s.ttft_ms:.0f} ms)\n"
-        f"decode {s.decoded_tokens} tok in {s.decode_ms:.0f} ms, {tok_s}"
-        + (f" (TPOT {s.tpot_ms:.1f} ms)" if s.tpot_ms is not None else "")
-        + f"\ntool {s.tool_ms:.0f} ms, exit {exit_code}"
-        + (" (error)" if s.tool_error else "")
-        + f"\nenergy {energy}\ncpu {cpu} · rss {rss} · kv cache {s.kv_cache_bytes / 1e6:.1f} MB"
-        + "\n"
+        f"prefilled\nprefill {s.prefill_ms:.0f} ms, TTFT {s.ttft_ms:.0f} ms · tool "
+        f"{s.tool_ms:.0f} ms, exit {exit_code}{' (error)' if s.tool_error else ''}\n"
+        f"decode {s.decoded_tokens} tok in {s.decode_ms:.0f} ms, {tok_s}{tpot}\n"
+        f"energy {energy}\ncpu {cpu} · rss {rss} · kv cache {s.kv_cache_bytes / 1e6:.1f} MB\n"
     )
-    if s.format_error:
-        text.append(f"format error: {s.format_error}\n", style="bold")
+    rails = state.rail_summary(s.t_other_start_ns or s.t_start_ns, s.t_tool_end_ns)
+    if rails is not None:
+        text.append(f"rails (step mean) {rails.text()}\n")
     text.append("── action (raw model output) ──\n", style="bold")
     text.append(s.raw_output + "\n")
+    if s.format_error:
+        text.append(f"format error: {s.format_error}\n", style="bold")
     trunc = ", truncated" if s.observation_truncated else ""
     text.append(f"── observation ({s.observation_tokens} tok{trunc}) ──\n", style="bold")
     text.append(s.observation)
@@ -171,10 +174,10 @@ class RunScreen(Screen):
 
     def compose(self) -> ComposeResult:
         st = self.state
-        yield RunHeader(st, self._status, id="header")
+        yield RunHeader(st, self._status, self._task_rails, id="header")
         with Horizontal(id="body"):
             with Vertical(id="left"):
-                yield TaskTable(st, id="tasks")
+                yield TaskTable(st, compact=True, id="tasks")
                 yield StepTable(id="steps", cursor_type="row")
             with VerticalScroll(id="detail"):
                 yield Static(id="detail-text")
@@ -188,6 +191,12 @@ class RunScreen(Screen):
 
     def _steps(self) -> list[StepRecord]:
         return self.state.task_steps(self.task_id)
+
+    def _task_rails(self) -> tuple[str, RailSummary | None]:
+        start, end = self._t_start(), self._t_end()
+        if start is None or end is None:
+            return "", None
+        return f"{self.task_id} mean", self.state.rail_summary(start, end)
 
     def _t_start(self) -> int | None:
         steps = self._steps()
@@ -214,6 +223,7 @@ class RunScreen(Screen):
         self.show_step(0 if steps else None)
         for chart in self.query(Chart):
             chart.refresh()
+        self.query_one(RunHeader).refresh(layout=True)
 
     def show_step(self, index: int | None) -> None:
         self.step_index = index
@@ -248,9 +258,45 @@ class RunScreen(Screen):
             self.app.exit()
 
 
+def _stamp(path: Path) -> str:
+    """The start time in a run id (YYYYMMDD-HHMMSS-...), else the folder's name."""
+    parts = path.name.split("-")
+    if len(parts) >= 2 and parts[0].isdigit() and parts[1].isdigit():
+        return f"{parts[0]}-{parts[1]}"
+    return path.name
+
+
+def run_labels(paths: tuple[Path, Path], states: tuple[DashboardState, DashboardState]
+               ) -> tuple[str, str]:
+    """Short labels for two runs, the facts that tell them apart first: run ids are too long
+    to head a half-screen panel, and cut they read the same."""
+    facts = []
+    for path, st in zip(paths, states, strict=True):
+        model = Path(st.model).stem if st.model else "-"
+        threads = f"threads {st.threads}" if st.threads else "threads auto"
+        facts.append([_stamp(path), model, threads, st.device or "-",
+                      st.power.label or "no power"])
+    a, b = facts
+    if a[0][:8] == b[0][:8]:  # the same day: the time alone tells them apart
+        a[0], b[0] = a[0][9:], b[0][9:]
+    # only what differs (the summary above names both runs in full); the model when nothing does
+    differ = [i for i in range(len(a)) if a[i] != b[i]] or [1]
+    return tuple(" · ".join(f[i] for i in differ) for f in facts)  # type: ignore[return-value]
+
+
+def task_set_warning(a: DashboardState, b: DashboardState) -> str | None:
+    only_a = [t for t in a.tasks if t not in b.tasks]
+    only_b = [t for t in b.tasks if t not in a.tasks]
+    if not only_a and not only_b:
+        return None
+    parts = [f"only in {side}: {', '.join(ids)}" for side, ids in (("A", only_a), ("B", only_b))
+             if ids]
+    return f"! task sets differ, totals not like for like: {'; '.join(parts)}"
+
+
 class CompareScreen(Screen):
     """Two runs side by side: totals with the change, per-task tables, the picked task's
-    context and time charts."""
+    context and time charts, both drawn to one scale so that bar heights compare."""
 
     BINDINGS = [Binding("escape", "back", "back"), Binding("q", "app.quit", "quit")]
 
@@ -259,23 +305,32 @@ class CompareScreen(Screen):
         self.paths = (a, b)
         self.states = (load_state(a), load_state(b))
         self.task_id = next(iter(self.states[0].tasks), None)
+        self.labels = run_labels(self.paths, self.states)
 
     def compose(self) -> ComposeResult:
         yield Static(self._summary(), id="compare-summary")
         with Horizontal():
             for i, st in enumerate(self.states):
                 with Vertical(classes="compare-side", id=f"side-{i}"):
-                    yield TaskTable(st, id=f"tasks-{i}")
-                    yield Chart(self._drawer(st, context_chart), classes="chart")
-                    yield Chart(self._drawer(st, time_chart), classes="chart")
+                    yield TaskTable(st, compact=True, id=f"tasks-{i}")
+                    yield Chart(self._drawer(st, context_chart, context_peak),
+                                classes="chart", id=f"context-{i}")
+                    yield Chart(self._drawer(st, time_chart, time_peak), classes="chart",
+                                id=f"time-{i}")
         yield Footer()
 
-    def _drawer(self, st: DashboardState, chart):
-        return lambda w, h: chart(st.task_steps(self.task_id), w, h)
+    def _drawer(self, st: DashboardState, chart, peak_of):
+        def draw(w: int, h: int) -> Text:
+            peak = max(peak_of(other.task_steps(self.task_id)) for other in self.states)
+            return chart(st.task_steps(self.task_id), w, h, peak=peak)
+        return draw
 
     def on_mount(self) -> None:
-        for i, path in enumerate(self.paths):
-            self.query_one(f"#side-{i}").border_title = f"{'AB'[i]}: {path.name}"
+        # both tables as tall as the longer one, so that the charts line up side by side
+        rows = max(len(st.tasks) for st in self.states) + 1
+        for i in range(2):
+            self.query_one(f"#side-{i}").border_title = f"{'AB'[i]}: {self.labels[i]}"
+            self.query_one(f"#tasks-{i}", TaskTable).styles.height = min(rows, 7)
 
     def _summary(self) -> Text:
         a, b = self.states
@@ -296,7 +351,9 @@ class CompareScreen(Screen):
 
         ta, tb = totals(a), totals(b)
         text = Text()
-        text.append(f"A {a.model} · {a.suite}   B {b.model} · {b.suite}\n", style="bold")
+        for i, path in enumerate(self.paths):
+            text.append(f"{'AB'[i]} ", style="bold")
+            text.append(f"{path.name}\n")
         parts = []
         for key in ta:
             va, vb = ta[key], tb[key]
@@ -304,6 +361,9 @@ class CompareScreen(Screen):
             fb = "n/a" if vb is None else f"{vb:g}" if key in ("resolved", "steps") else f"{vb:.1f}"
             parts.append(f"{key} {fa} → {fb}{_pct(va, vb)}")
         text.append(" · ".join(parts))
+        warning = task_set_warning(a, b)
+        if warning:
+            text.append("\n" + warning, style="bold #d19a66")
         return text
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:

@@ -16,7 +16,7 @@ from textual.widgets import DataTable, Static
 
 from ..events import StepRecord
 from .charts import PHASE_SERIES, context_chart, power_chart, time_chart
-from .state import DashboardState, TaskView
+from .state import DashboardState, RailSummary, TaskView
 
 # a word and a mark for every state, so that colour is never the only signal
 STATUS = {
@@ -81,45 +81,63 @@ def _observation_line(text: str, width: int) -> str:
 
 
 class RunHeader(Static):
-    """Model, device, power source and scope, suite progress, and what the run is doing."""
+    """Model, device, power source and scope, suite progress, and what the run is doing;
+    a third line with every rail's watts and the temperature where the device has them.
+    `rails` gives that line's words and numbers (live: the last second; a stored run: the
+    picked task's mean)."""
 
-    def __init__(self, state: DashboardState, status: Callable[[], str], **kw) -> None:
+    def __init__(self, state: DashboardState, status: Callable[[], str],
+                 rails: Callable[[], tuple[str, RailSummary | None]] | None = None,
+                 **kw) -> None:
         super().__init__(**kw)
         self.state = state
         self.status = status
+        self.rails = rails or (lambda: ("now", state.rail_summary()))
 
     def render(self) -> Text:
         st = self.state
         power = (f"[{st.power.scope}] {st.power.label}" if st.power.label
-                 else "none: energy not measured")
+                 else "none (energy not measured)")
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append(f" {self.status()} ", style="reverse bold")
         text.append(f" {st.suite or '-'}: {st.done}/{len(st.tasks)} tasks done, "
                     f"{st.resolved} resolved · {st.run_id or ''}\n")
-        text.append(f" model {st.model or '-'} · {st.device or '-'} · power {power}")
+        # power before the device: at 80 columns the line's end is cut, and what meters the
+        # run matters more than the CPU's name
+        text.append(f" model {st.model or '-'} · power {power} · {st.device or '-'}")
+        when, rails = self.rails()
+        if rails is not None:
+            text.append(f"\n rails ({when}): ", style="bold")
+            text.append(rails.text())
         return text
 
 
 class TaskTable(DataTable):
-    """One row per task: state (mark and word), steps, wall time, energy."""
+    """One row per task: state (mark and word), steps, wall time, energy. `compact` (two
+    tables side by side in compare) shows the state by its mark alone, so that wall time and
+    energy still fit in half of 80 columns."""
 
     COLUMNS = ("task", "status", "steps", "wall s", "energy J")
 
-    def __init__(self, state: DashboardState, **kw) -> None:
+    def __init__(self, state: DashboardState, compact: bool = False, **kw) -> None:
         super().__init__(cursor_type="row", zebra_stripes=False, **kw)
         self.state = state
+        self.compact = compact
 
     def on_mount(self) -> None:
         for name in self.COLUMNS:
-            self.add_column(name, key=name)
+            label = {"status": "", "energy J": "J"}.get(name, name) if self.compact else name
+            self.add_column(label, key=name)
         self.sync()
 
     def _cells(self, view: TaskView) -> list[Text | str]:
         wall = view.wall_ms
         if view.status == "running" and view.started_ns is not None and wall is None:
             wall = (time.monotonic_ns() - view.started_ns) / 1e6
-        return [view.task_id, status_text(view.status), str(view.steps), fmt_s(wall),
-                fmt_j(view.energy_j)]
+        status = status_text(view.status)
+        if self.compact:
+            status = Text(status.plain.split(" ", 1)[0], style=status.style)
+        return [view.task_id, status, str(view.steps), fmt_s(wall), fmt_j(view.energy_j)]
 
     def sync(self) -> None:
         for task_id, view in self.state.tasks.items():
@@ -130,6 +148,15 @@ class TaskTable(DataTable):
             for name, value in zip(self.COLUMNS, cells, strict=True):
                 if str(self.get_cell(task_id, name)) != str(value):
                     self.update_cell(task_id, name, value, update_width=True)
+
+    def follow(self, task_id: str | None) -> None:
+        """Put the cursor on `task_id`: the live dashboard highlights the task whose step
+        the panel below shows."""
+        if task_id is None or task_id not in self.rows:
+            return
+        row = self.get_row_index(task_id)
+        if row != self.cursor_row:
+            self.move_cursor(row=row, animate=False)
 
 
 class StepPanel(Static):
