@@ -137,3 +137,8 @@ class VerdictPrinter:
                 lines = [f"check not made: {exc}"]
                 self.exit_code = 1
             print("\n".join(lines), file=self.stream, flush=True)
+
+
+def resume_hint(run_dir: str | None) -> str:
+    """What to type to continue a stopped run (after Ctrl-C, SIGTERM, `q` or a lost reader)."""
+    return f"; continue with: edgeagent run --resume {run_dir}" if run_dir else ""

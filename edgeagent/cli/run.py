@@ -61,7 +61,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run_command(args: argparse.Namespace) -> int:
     from ..config import load_config
-    from ..console import ConsolePrinter, JsonPrinter, VerdictPrinter
+    from ..console import ConsolePrinter, JsonPrinter, VerdictPrinter, resume_hint
     from ..run import execute_run
 
     given = overrides(args, *ENGINE_KEYS, *RUN_KEYS, *METER_KEYS, *SPEC_KEYS, *ENDPOINT_KEYS)
@@ -99,7 +99,3 @@ def run_command(args: argparse.Namespace) -> int:
         return stop.exit_code
     # the verdict's exit code, as `edgeagent check` gives it (docs/run.md "Exit codes")
     return verdict.exit_code
-
-
-def resume_hint(run_dir: str | None) -> str:
-    return f"; continue with: edgeagent run --resume {run_dir}" if run_dir else ""

@@ -10,7 +10,7 @@ from typing import Any
 
 from .metrics import Metric, RunData
 from .plots import svg_plots
-from .validity import Verdict
+from .validity import Verdict, verdict_lines
 
 _STYLE = """
 body{font-family:system-ui,sans-serif;margin:2em;max-width:1100px;color:#222}
@@ -90,8 +90,9 @@ def render_html(data: RunData, metrics: Sequence[Metric], verdict: Verdict,
                 task_table: tuple[list[str], list[list[Any]]]) -> str:
     from .formats import fmt_value
 
-    cls = "valid" if verdict.valid else "invalid"
-    result = "VALID" if verdict.valid else "INVALID"
+    # the same verdict as `edgeagent check`: VALID, SMOKE (a smoke check) or INVALID
+    result = verdict_lines(verdict)[0].removeprefix("Result is: ")
+    cls = "invalid" if verdict.result == "INVALID" else "valid"
     reasons = "".join(f"<li>{escape(r)}</li>" for r in verdict.reasons)
     notes = "".join(f"<li>{escape(n)}</li>" for n in verdict.notes)
     metric_rows = [[m.label, fmt_value(m), m.n, m.null_reason or ""] for m in metrics]
