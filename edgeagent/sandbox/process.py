@@ -39,14 +39,15 @@ _TMPFS_SIZE = "256m"  # each private tmpfs; memory-backed, so bounded
 _CGROUP_V1 = {"pids": "/sys/fs/cgroup/pids", "memory": "/sys/fs/cgroup/memory"}
 _CGROUP_V2 = "/sys/fs/cgroup"
 # How often a running command's additions to the workspace are measured.
-_DISK_POLL_S = 0.25
+_DISK_POLL_S = 0.1
 # What a command sees of the host: system directories, bound read-only (a symlink such as
 # /bin -> usr/bin is recreated as one); the Python installations are added per process.
 _SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc",
                 "/nix/store")
-# Inside those, never shown: credentials root can read.
+# Inside those, never shown: credentials root can read, the host's key names.
 _SECRETS = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/ssh",
-            "/etc/ssl/private", "/etc/sudoers", "/etc/sudoers.d")
+            "/etc/ssl/private", "/etc/sudoers", "/etc/sudoers.d",
+            "/proc/keys", "/proc/key-users")  # the keyring's names, though not its contents
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 _cgroup_seq = itertools.count()
 _PR_SET_PDEATHSIG = 1
@@ -574,9 +575,9 @@ class _DiskWatch:
         self.base_bytes, self.base_entries = _usage(self.root, None, None)
         self.next_check = time.monotonic() + _DISK_POLL_S
 
-    def check(self, now: float) -> bool:
+    def check(self, now: float, final: bool = False) -> bool:
         """True once the command is over its limit (self.over says how)."""
-        if now < self.next_check:
+        if now < self.next_check and not final:
             return False
         self.next_check = now + _DISK_POLL_S
         max_bytes = self.base_bytes + self.limits.disk_bytes
@@ -584,12 +585,12 @@ class _DiskWatch:
         used, entries = _usage(self.root, max_bytes, max_entries)
         if used > max_bytes:
             self.over = (f"the command wrote more than {_mb(self.limits.disk_bytes)} into the "
-                         f"workspace (the limit per command) and was killed; remove the files "
-                         "it made (rm) before going on")
+                         "workspace (the limit per command){killed}; remove the files it made "
+                         "(rm) before going on")
         elif entries > max_entries:
             self.over = (f"the command created more than {self.limits.disk_entries} files and "
-                         "directories in the workspace (the limit per command) and was killed; "
-                         "remove them (rm -r) before going on")
+                         "directories in the workspace (the limit per command){killed}; remove "
+                         "them (rm -r) before going on")
         return self.over is not None
 
 
@@ -761,8 +762,11 @@ def run_command(
     code = proc.returncode
     limit_hit = None
     if disk is not None and disk.over is not None:
-        limit_hit, timed_out = disk.over, False
-        code = -signal.SIGKILL
+        limit_hit = disk.over.format(killed=" and was killed")
+        code, timed_out = -signal.SIGKILL, False
+    elif disk is not None and disk.check(time.monotonic(), final=True):
+        # over the limit between two polls: the command finished first; said all the same
+        limit_hit = disk.over.format(killed="")
     elif oom:
         limit_hit = (f"the command's processes used more than {_mb(limits.memory_bytes)} of "
                      "memory together (the limit per command); the kernel killed one")

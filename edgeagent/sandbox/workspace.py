@@ -164,16 +164,29 @@ def _copy_into(src: Path, dst: Path) -> None:
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 
 
-def _detach_mount(fd: int) -> None:
-    """A mount a command left inside the workspace (where commands could mount): detach it
-    instead of deleting what it shows."""
+def _umount(path: str) -> None:
     try:
         import ctypes
 
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.umount2(f"/proc/self/fd/{fd}".encode(), 2)  # MNT_DETACH
+        ctypes.CDLL(None, use_errno=True).umount2(path.encode(), 2)  # MNT_DETACH
     except (OSError, AttributeError):
         pass
+
+
+def _mounts_under(top: str) -> list[str]:
+    """Mount points strictly inside top (a bind mount of the same filesystem has the same
+    st_dev, so only the mount table tells)."""
+    try:
+        with open("/proc/self/mountinfo") as f:
+            points = [line.split()[4] for line in f]
+    except OSError:
+        return []
+    points = [p.encode().decode("unicode_escape").encode("latin-1").decode() for p in points]
+    return sorted({p for p in points if p.startswith(top.rstrip("/") + "/")}, key=len)
+
+
+def _detach_mount(fd: int) -> None:
+    _umount(f"/proc/self/fd/{fd}")
 
 
 def remove_tree(top: Path) -> list[str]:
@@ -198,6 +211,11 @@ def remove_tree(top: Path) -> list[str]:
             problems.append(f"{top}: {exc.strerror or exc}")
         return problems
     device = st.st_dev
+    # a mount left inside (where commands could mount, or a bind made by hand): detach it
+    # instead of deleting what it shows; one that stays is never entered
+    for point in reversed(_mounts_under(os.path.realpath(top))):
+        _umount(point)
+    pinned = set(_mounts_under(os.path.realpath(top)))
     try:
         cur = os.open(top, _DIR_FLAGS)
     except OSError as exc:
@@ -219,6 +237,10 @@ def remove_tree(top: Path) -> list[str]:
                     is_dir = entry.is_dir(follow_symlinks=False)
                 except OSError:
                     is_dir = False
+                if pinned and os.path.join(os.path.realpath(top), *names, entry.name) in pinned:
+                    problems.append(f"{entry.path}: a mount point that cannot be detached")
+                    skipped[-1].add(entry.name)
+                    continue
                 if not is_dir:
                     try:
                         os.unlink(entry.name, dir_fd=cur)

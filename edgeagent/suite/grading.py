@@ -8,6 +8,7 @@ cannot reach (test_runner.py), so a workspace can fail the tests but not forge a
 
 from __future__ import annotations
 
+import ast
 import functools
 import json
 import os
@@ -99,13 +100,47 @@ def grade(task: Task, workspace: Workspace, limits: ProcessLimits) -> Grade:
             tests=outcomes,
         )
     result = run_command(task.hidden_test_command, workspace.root, limits)
+    resolved = result.exit_code == 0 and not result.timed_out
+    output, outcomes = result.output, ()
+    ids = unittest_ids(task.hidden_tests_dir) if "unittest" in task.hidden_test_command else ()
+    if resolved and ids:
+        # an exit code is forgeable (os._exit(0) at import): every test the hidden files
+        # define must also pass by id, through the result channel
+        outcomes, _ = run_test_ids(ids, workspace, limits, task.limits.test_timeout_s)
+        failed = [o for o in outcomes if o.status != "pass"]
+        resolved = not failed
+        output += f"\n[by id: {len(ids) - len(failed)}/{len(ids)} hidden tests pass" + (
+            f"; {failed[0].status.upper()} {failed[0].id}: {failed[0].detail}]" if failed else "]")
     return Grade(
-        resolved=result.exit_code == 0 and not result.timed_out,
+        resolved=resolved,
         exit_code=result.exit_code,
-        output=result.output,
+        output=output,
         wall_ms=result.wall_ms,
         timed_out=result.timed_out,
+        tests=outcomes,
     )
+
+
+def unittest_ids(hidden_dir: Path) -> tuple[str, ...]:
+    """The ids of the unittest tests the hidden files define (module.Class.test_method),
+    read from their source, not imported: the grader's own list of what must pass."""
+    ids: list[str] = []
+    for file in sorted(Path(hidden_dir).rglob("test*.py")):
+        rel = file.relative_to(hidden_dir).with_suffix("")
+        if not all(part.isidentifier() for part in rel.parts):
+            continue
+        try:
+            tree = ast.parse(file.read_text(encoding="utf-8", errors="replace"))
+        except (SyntaxError, ValueError, OSError):
+            continue
+        module = ".".join(rel.parts)
+        for node in tree.body:
+            if isinstance(node, ast.ClassDef) and any(
+                    ast.unparse(b).endswith("TestCase") for b in node.bases):
+                ids += [f"{module}.{node.name}.{f.name}" for f in node.body
+                        if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                        and f.name.startswith("test")]
+    return tuple(ids)
 
 
 def output_tail(output: str, limit: int = 300) -> str:
