@@ -159,6 +159,20 @@ def _pivot(root: str) -> None:
 PRIVATE_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
 
 
+def _mask(root: str, masks: list[str], masked: set[str]) -> None:
+    """Cover each masked path present in the new root: a directory by an empty tmpfs, a file
+    by /dev/null."""
+    for path in masks:
+        target = root + path
+        if path in masked or not os.path.lexists(target) or os.path.islink(target):
+            continue  # not bound: already out of sight
+        if os.path.isdir(target):
+            _mount("edgeagent-mask", target, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0700")
+        else:
+            _mount("/dev/null", target, None, MS_BIND, None)
+        masked.add(path)
+
+
 def main(argv: list[str]) -> int:
     ws, size, shell, command, *extra = argv
     binds = sorted({e[5:] for e in extra if e.startswith("bind:") and os.path.lexists(e[5:])})
@@ -195,21 +209,16 @@ def main(argv: list[str]) -> int:
     for d in PRIVATE_DIRS:
         _mount("edgeagent-tmp", root + d, "tmpfs", MS_NOSUID | MS_NODEV,
                f"size={size},mode=1777")
-    for path in masks:
-        target = root + path
-        if not os.path.lexists(target) or os.path.islink(target):
-            continue  # not bound: already out of sight
-        if os.path.isdir(target):
-            _mount("edgeagent-mask", target, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0700")
-        else:
-            _mount("/dev/null", target, None, MS_BIND, None)
+    masked: set[str] = set()
+    _mask(root, masks, masked)
     for path in late:  # needed, but inside a mask or a private tmpfs: bound back read-only
         if path in fds and os.path.isdir(f"/proc/self/fd/{fds[path]}"):
             os.makedirs(root + path, exist_ok=True)
             _bind_fd(fds[path], root + path)
             _read_only(root + path)
-    for path in masks:
-        if os.path.isdir(root + path) and not os.path.islink(root + path):
+    _mask(root, masks, masked)  # what a late bind brought back (edgeagent in a venv in /tmp)
+    for path in masked:
+        if os.path.isdir(root + path):
             _read_only(root + path)
     for fd in fds.values():
         os.close(fd)

@@ -288,7 +288,7 @@ def _filesystem_probe() -> tuple[tuple[str, ...], str]:
             outside = Path(tmp, "outside")
             check = (f"echo in > inside && (echo out > {outside}) 2>/dev/null; "
                      "! (echo x > /.edgeagent-probe) 2>/dev/null && "
-                     f"! test -e {_PACKAGE_DIR} && ! test -e /dev/kmsg && "
+                     f"! test -e {_PACKAGE_DIR}/__init__.py && ! test -e /dev/kmsg && "
                      "! umount /tmp 2>/dev/null && echo confined")
             try:
                 done = subprocess.run(
