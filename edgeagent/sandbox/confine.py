@@ -100,8 +100,8 @@ def _read_only(path: str) -> None:
                 _mount(None, point, None, MS_REMOUNT | MS_BIND | MS_RDONLY, None)
             except OSError:
                 pass  # checked below: a writable root is refused
-    if path == "/" and os.access("/", os.W_OK) and not _rofs("/"):
-        raise OSError(0, "the root filesystem stayed writable")
+    if not _rofs(path):
+        raise OSError(0, f"{path} stayed writable")
 
 
 def _rofs(path: str) -> bool:
