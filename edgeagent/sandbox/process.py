@@ -343,11 +343,7 @@ def _cgroup_probe() -> tuple[dict[str, str], str]:
     reasons: list[str] = []
     v2 = _CGROUP_V2
     if os.path.exists(os.path.join(v2, "cgroup.subtree_control")):
-        try:  # the root cgroup may delegate them, best effort
-            with open(os.path.join(v2, "cgroup.subtree_control"), "w") as f:
-                f.write("+pids +memory")
-        except OSError:
-            pass
+        # only what is already delegated: enabling a controller would change the host's setup
         found = {}
         for ctl, files in (("pids", {"pids.max": "16"}), ("memory", {"memory.max": "1G"})):
             why = _try_cgroup(v2, files)
