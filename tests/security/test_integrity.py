@@ -368,3 +368,23 @@ def test_cleanup_detaches_a_mount_instead_of_deleting_through_it(tmp_path: Path,
     assert (outside / "keep.txt").read_text() == TOKEN
     assert not ws.root.exists()
     _blocked(reliability, "cleanup")
+
+
+def test_a_test_may_set_unittest_data_but_not_its_behaviour(tmp_path: Path) -> None:
+    """The in-memory check looks at unittest's behaviour only: a test module that sets
+    TestCase.maxDiff (data) still passes; one whose import replaces an assertion errors."""
+    from edgeagent.suite import run_test_ids
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "test_data.py").write_text(
+        "import unittest\nunittest.TestCase.maxDiff = None\n\n\n"
+        "class T(unittest.TestCase):\n    def test_ok(self):\n        self.assertEqual(1, 1)\n")
+    (repo / "test_patch.py").write_text(
+        "import unittest\nunittest.TestCase.assertEqual = lambda *a, **k: None\n\n\n"
+        "class T(unittest.TestCase):\n    def test_bad(self):\n        self.assertEqual(1, 2)\n")
+    with Workspace.create(repo) as ws:
+        outcomes, _ = run_test_ids(["test_data.T.test_ok", "test_patch.T.test_bad"], ws,
+                                   LIMITS, 10.0)
+    assert [o.status for o in outcomes] == ["pass", "error"], outcomes
+    assert "changed unittest" in outcomes[1].detail
