@@ -335,6 +335,23 @@ def test_catastrophic_grep_regex_is_stopped(tmp_path: Path, reliability) -> None
     _blocked(reliability, "resources")
 
 
+def test_edit_of_a_huge_file_answers_in_bounded_time(tmp_path: Path, reliability) -> None:
+    """edit's closest-lines hint runs in the agent's process: on a 16 MB file it stops at its
+    budget instead of comparing every window (minutes)."""
+    _need(reliability, "resources", None)
+    with Workspace.create(_repo(tmp_path)) as ws:
+        (ws.root / "huge.py").write_text(
+            "".join(f"line number {i} with some text x = {i * 7}\n" for i in range(400000)))
+        old = "".join(f"zz unmatched {i} qq\n" for i in range(60))
+        start = time.monotonic()
+        (r,) = _calls(Toolbox(ws, "true", LIMITS), [("edit", {"path": "huge.py", "old": old,
+                                                              "new": "x"})])
+        elapsed = time.monotonic() - start
+    assert r.error and "old text not found" in r.output
+    assert elapsed < 10, elapsed
+    _blocked(reliability, "resources")
+
+
 # ---------------------------------------------------------------- cleanup
 
 
