@@ -34,6 +34,7 @@ _BINARY_SNIFF_BYTES = 8192
 _EOL = "\r\n"
 # The longest a grep may run: a catastrophic regex is the model's mistake, not a hang.
 MAX_GREP_S = 20.0
+MAX_GREP_FILES = 20_000
 # grep's matching runs in a child interpreter that can be killed: CPython's regex engine
 # cannot be stopped from another thread, and a timer signal reaches only the main thread.
 _GREP_WORKER = r"""
@@ -397,10 +398,17 @@ class Toolbox:
         top = self.workspace.resolve(path)
         if not os.path.exists(top):
             raise ToolFailed(f"no such file or directory: {path}; use list_dir to look")
-        files = [[self.workspace.relpath(f), str(f)] for f in self._walk_files(top)]
+        limit_s = min(self.limits.timeout_s, MAX_GREP_S)
+        files: list[list[str]] = []
+        walk_until = time.monotonic() + limit_s / 2  # the walk runs here, so it is bounded too
+        for f in self._walk_files(top):
+            if len(files) == MAX_GREP_FILES or time.monotonic() > walk_until:
+                break
+            files.append([self.workspace.relpath(f), str(f)])
+        else:
+            walk_until = 0.0
         request = {"pattern": pattern, "files": files, "max": MAX_GREP_MATCHES,
                    "clip": MAX_GREP_LINE_CHARS, "sniff": _BINARY_SNIFF_BYTES}
-        limit_s = min(self.limits.timeout_s, MAX_GREP_S)
         try:
             done = subprocess.run(
                 [sys.executable, "-I", "-S", "-c", _GREP_WORKER], input=json.dumps(request),
@@ -421,8 +429,11 @@ class Toolbox:
         if found["more"]:
             hits.append(f"[... stopped after {MAX_GREP_MATCHES} matches; "
                         "use a narrower pattern or path]")
+        partial = f"[... searched only the first {len(files)} files; use a narrower path]"
         if not hits:
-            return f"no matches for {pattern!r} in {path}"
+            return f"no matches for {pattern!r} in {path}" + (f"\n{partial}" if walk_until else "")
+        if walk_until and not found["more"]:
+            hits.append(partial)
         return "\n".join(hits)
 
     def _search_code(self, query: str, k: int = 5) -> str:
