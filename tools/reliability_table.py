@@ -66,6 +66,7 @@ def render(counts: dict, summary: str, isolation: dict) -> str:
         ("Model-output fuzzing (test_fuzz_actions.py)",
          f"{get('fuzz', 'cases')} cases: {get('fuzz', 'parser_cases')} parsed, "
          f"{get('fuzz', 'dispatcher_cases')} dispatched to the tools; 0 crashes"),
+        *_integrity_rows(counts.get("integrity", {})),
         ("Faults injected (sensor hang/FIFO/garbage/vanish, disk full)",
          f"{get('faults', 'injected')} injected, {get('faults', 'survived')} survived"),
         ("Load: 200-step trajectory (test_load.py)",
@@ -103,6 +104,19 @@ def render(counts: dict, summary: str, isolation: dict) -> str:
         "skipped and counted as *not contained* above, and every run records the same report in",
         "its provenance (`sandbox_isolation`).",
         "",
+        "## What the sandbox does not stop",
+        "",
+        "- The code under test runs in the same process as the hidden tests. The grader catches",
+        "  result lines printed or written to descriptors, shadowed modules, planted tests and",
+        "  bytecode, and a unittest patched in memory; code that digs the runner's key out of",
+        "  its frames, or patches something other than unittest the tests rely on, is not caught.",
+        "- The disk limit is polled every 0.1 s: one command can overshoot it by what it writes",
+        "  in that time (each file stays under RLIMIT_FSIZE); a command that finishes between",
+        "  two polls is told it went over, and its files stay for the agent to remove.",
+        "- A FIFO or socket that already exists inside a bound directory (/usr, /etc, the",
+        "  Python installation) stays reachable; none of the host's runtime directories (/run,",
+        "  /tmp, /var) is bound.",
+        "",
         "## Resume policy",
         "",
         "`edgeagent run --resume RUN_DIR` keeps every task that has a finished record; a task",
@@ -112,6 +126,37 @@ def render(counts: dict, summary: str, isolation: dict) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+_INTEGRITY = (
+    ("answers", "Reading the answers (hidden tests, oracles, run directory, checkout, home)"),
+    ("forgery", "Forging a grade without the fix (result markers, fd writes, shadowed "
+                "unittest, sitecustomize, planted test or .pyc, unittest patched in memory)"),
+    ("kernel", "Host kernel objects (SysV shm, keyring, /dev/kmsg, loop devices, FIFOs, "
+               "AF_UNIX sockets, capabilities)"),
+    ("resources", "Unbounded resources (disk bytes and entries per command, memory of all "
+                  "processes, write_file on a FIFO, catastrophic grep regex)"),
+    ("cleanup", "Cleanup and sandbox faults (1,500-deep unreadable tree, a mount inside, "
+                "a tool fault mid-run)"),
+)
+
+
+def _integrity_rows(c: dict) -> list[tuple[str, str]]:
+    """Issue 19's classes, each counted by tests/security/test_integrity.py and
+    test_forgery_run.py."""
+    rows = []
+    for key, what in _INTEGRITY:
+        tried = int(c.get(f"{key}_tried", 0))
+        rows.append((f"Benchmark integrity: {what}",
+                     f"{tried} tried, {int(c.get(f'{key}_blocked', 0))} blocked or bounded, "
+                     f"{int(c.get(f'{key}_not_contained', 0))} not contained (skipped: "
+                     "isolation missing on this machine)"))
+    rows.append(("Benchmark integrity: whole run against a scripted hostile agent "
+                 "(test_forgery_run.py)",
+                 f"{int(c.get('run_tasks', 0))} tasks, {int(c.get('run_attempts', 0))} "
+                 f"attempts, {int(c.get('run_recorded', 0))} recorded as steps, "
+                 f"**{int(c.get('run_resolved', 0))} resolved**; the run completed"))
+    return rows
 
 
 def main() -> int:

@@ -3,6 +3,7 @@ each task run the agent loop in a fresh workspace, grade it with the hidden test
 it."""
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from ..engine.build import EngineFactory, build_engine
 from ..errors import SuiteError
 from ..events import EventSink, RunStarted, StepRecord, TaskRecord
 from ..meter.attribution import phase_joules, sum_joules, task_energy
+from ..models import models_dir
 from ..results.resume import plan_resume
 from ..results.store import make_run_dir
 from ..sandbox.process import ProcessLimits, run_command
@@ -49,7 +51,12 @@ class RunResult:
 
 def _process_limits(task: Task, config: RunConfig) -> ProcessLimits:
     timeout = config.command_timeout_s or task.limits.command_timeout_s or DEFAULT_COMMAND_TIMEOUT_S
-    return ProcessLimits(timeout_s=timeout)
+    # never shown to a command, even where a directory it may read holds them: the suite
+    # (hidden tests, oracles), the run directories, the model files
+    hide = (str(task.dir.parent), str(config.out), str(models_dir()))
+    if config.model and Path(config.model).suffix == ".gguf":
+        hide += (str(Path(config.model).parent),)
+    return ProcessLimits(timeout_s=timeout, hide=hide)
 
 
 def preflight(tasks: Sequence[Task], config: RunConfig) -> None:
@@ -139,7 +146,9 @@ def run_task(
     t0 = time.monotonic_ns()
     error: str | None = None
     graded: Grade | None = None
-    with Workspace.create(task.repo_dir) as ws:
+    loop: LoopResult | None = None
+    ws = Workspace.create(task.repo_dir)
+    try:
         retriever = retrieval.retriever(ws.root) if retrieval is not None else None
         try:
             loop = run_agent(
@@ -155,12 +164,34 @@ def run_task(
             error = loop.detail
         elif loop.termination not in ("interrupted", "skipped"):
             # hidden tests are copied in only now, after submit or a limit
-            graded = grade(task, ws, process_limits)
+            graded = _grade_safely(task, ws, process_limits)
+    except Exception as exc:  # a sandbox fault ends this task, recorded; never the run
+        detail = f"{type(exc).__name__}: {exc}"
+        steps = loop.steps if loop is not None else len(collector.steps)
+        loop = LoopResult("sandbox_error", steps, loop.final_context_tokens if loop else 0,
+                          detail)
+        error = f"sandbox error: {detail}"[:2000]
+    finally:
+        left = ws.cleanup()
+    if left and graded is not None:
+        note = f"\n[workspace cleanup left {len(left)} entries: {'; '.join(left[:3])}]"
+        graded = dataclasses.replace(graded, output=graded.output + note)
     record = _task_record(
         task, attempt, loop, graded, collector.steps, (time.monotonic_ns() - t0) / 1e6, error
     )
     sink.emit(record)
     return collector.tasks[-1]  # the record with the task's metered energy
+
+
+def _grade_safely(task: Task, ws: Workspace, limits: ProcessLimits) -> Grade:
+    """The grade, or an unresolved one saying why grading could not run (a workspace the
+    agent left in a state the hidden tests cannot be installed into)."""
+    try:
+        return grade(task, ws, limits)
+    except Exception as exc:
+        return Grade(resolved=False, exit_code=None, timed_out=False, wall_ms=0.0,
+                     output=f"not graded: cannot install the hidden tests: "
+                            f"{type(exc).__name__}: {exc}"[:2000])
 
 
 def _run_label(suite: str, model: str) -> str:

@@ -1,15 +1,21 @@
-"""Confine one command's filesystem view, then exec it: run as `python -I -S confine.py ...`.
+"""Confine one command's view of the machine, then exec it: run as `python -I -S confine.py ...`.
 
-Runs inside a fresh mount namespace (`unshare --mount`): every mount becomes read-only, /tmp,
-/var/tmp, /dev/shm and the host's home directories are replaced by private, size-capped tmpfs,
-and only the workspace is bound back read-write. Nothing the command writes outside the
-workspace survives it, and the host's home (keys, caches, other runs) cannot be read.
+Runs inside fresh namespaces (`unshare --mount`, and --ipc/--pid where the probe found them)
+and builds a new root from an allowlist: an empty tmpfs into which only what a command needs
+is bound read-only (the system directories, the Python installations and their library
+directories), a minimal /dev (null, zero, full, random, urandom, tty, its own pts), its own
+/proc, private size-capped tmpfs for /tmp, /var/tmp and /dev/shm, and the workspace, the one
+writable place. Masked paths inside what is bound (the suites, the run directory, models,
+edgeagent's own package, /etc/shadow) are covered by an empty tmpfs or /dev/null. After
+pivot_root the host's tree is detached: no path leads back to it.
+
+Then every capability goes (bounding, effective, permitted, inheritable and ambient sets,
+securebits locked), no_new_privs is set, and a seccomp filter refuses the kernel keyring
+(add_key, request_key, keyctl), which no namespace here separates from the host.
 
 Standalone on purpose (stdlib only, no edgeagent import): it starts for every command, so it
 must start fast, and it must not depend on anything the command could have changed.
-Usage: confine.py WORKSPACE TMPFS_SIZE SHELL COMMAND [mask:DIR | keep:DIR ...]
-(a kept directory inside a masked one, e.g. the Python installation under ~/.pyenv, is bound
-back read-only so the command can still run it).
+Usage: confine.py WORKSPACE TMPFS_SIZE SHELL COMMAND [bind:PATH | mask:PATH ...]
 Exit code 125 with one line on stderr when the confinement cannot be set up: the command is
 then never run unconfined.
 """
@@ -18,20 +24,30 @@ from __future__ import annotations
 
 import ctypes
 import os
+import platform
+import struct
 import sys
 
 MS_RDONLY = 1
 MS_NOSUID = 2
 MS_NODEV = 4
+MS_NOEXEC = 8
 MS_REMOUNT = 32
 MS_BIND = 4096
+MS_MOVE = 8192
 MS_REC = 16384
 MS_PRIVATE = 1 << 18
+MNT_DETACH = 2
 AT_FDCWD = -100
 AT_RECURSIVE = 0x8000
 MOUNT_ATTR_RDONLY = 1
 SYS_MOUNT_SETATTR = 442  # the same number on every architecture (added in Linux 5.12)
 CANNOT_CONFINE = 125
+DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
+# pivot_root has no libc wrapper everywhere: its number per machine (others fall back to
+# MS_MOVE + chroot)
+_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "armv7l": 218, "armv6l": 218,
+               "ppc64le": 203, "s390x": 217, "i686": 217}
 
 
 class _MountAttr(ctypes.Structure):
@@ -70,77 +86,233 @@ def _mount_points() -> list[str]:
     return points
 
 
-def _all_read_only() -> None:
+def _read_only(path: str) -> None:
+    """Make the mount at path and every mount below it read-only."""
     attr = _MountAttr(MOUNT_ATTR_RDONLY, 0, 0, 0)
-    ret = _libc.syscall(SYS_MOUNT_SETATTR, AT_FDCWD, b"/", AT_RECURSIVE,
+    ret = _libc.syscall(SYS_MOUNT_SETATTR, AT_FDCWD, path.encode(), AT_RECURSIVE,
                         ctypes.byref(attr), ctypes.sizeof(attr))
     if ret == 0:
         return
     # Older kernels: remount each mount point read-only, deepest last so none is missed.
     for point in _mount_points():
-        try:
-            _mount(None, point, None, MS_REMOUNT | MS_BIND | MS_RDONLY, None)
-        except OSError:
-            # a mount that cannot be made read-only (locked in a user namespace) is checked
-            # below: the probe refuses a confinement that leaves "/" writable
-            pass
-    if os.access("/", os.W_OK) and not _rofs("/"):
-        raise OSError(0, "the root filesystem stayed writable")
+        if point == path or point.startswith(path.rstrip("/") + "/"):
+            try:
+                _mount(None, point, None, MS_REMOUNT | MS_BIND | MS_RDONLY, None)
+            except OSError:
+                pass  # checked below: a writable root is refused
+    if not _rofs(path):
+        raise OSError(0, f"{path} stayed writable")
 
 
 def _rofs(path: str) -> bool:
     return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
 
 
-# Capabilities a root command keeps: file ownership and permission overrides inside the
-# workspace, signals to its own processes. Everything else goes from the bounding set before
-# exec, so the command cannot undo the mounts (CAP_SYS_ADMIN), open files by handle
-# (CAP_DAC_READ_SEARCH), trace other processes (CAP_SYS_PTRACE) or configure the network.
-_KEEP_CAPS = {0, 1, 3, 4, 5, 6, 7, 10}  # CHOWN DAC_OVERRIDE FOWNER FSETID KILL SETGID SETUID
-PR_CAPBSET_DROP = 24                       # ... NET_BIND_SERVICE
+def _inside(path: str, top: str) -> bool:
+    return path == top or path.startswith(top.rstrip("/") + "/")
+
+
+def _bind_fd(fd: int, target: str, recursive: bool = True) -> None:
+    _mount(f"/proc/self/fd/{fd}", target, None, MS_BIND | (MS_REC if recursive else 0), None)
+
+
+def _make_dev(root: str) -> None:
+    dev = root + "/dev"
+    os.makedirs(dev, exist_ok=True)
+    _mount("edgeagent-dev", dev, "tmpfs", MS_NOSUID | MS_NOEXEC, "size=64k,mode=755")
+    for name in DEVICES:
+        if os.path.exists(f"/dev/{name}"):
+            open(f"{dev}/{name}", "w").close()
+            _mount(f"/dev/{name}", f"{dev}/{name}", None, MS_BIND, None)
+    os.mkdir(f"{dev}/pts")
+    try:  # a private pts instance: the host's terminals stay out of reach
+        _mount("devpts", f"{dev}/pts", "devpts", MS_NOSUID | MS_NOEXEC,
+               "newinstance,ptmxmode=0666,mode=620")
+        os.symlink("pts/ptmx", f"{dev}/ptmx")
+    except OSError:
+        pass  # no pseudo-terminals then; commands run without one anyway
+    os.mkdir(f"{dev}/shm")
+    for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"),
+                         ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2")):
+        os.symlink(target, f"{dev}/{name}")
+
+
+def _make_proc(root: str) -> None:
+    os.makedirs(root + "/proc", exist_ok=True)
+    try:  # this pid namespace's own /proc where there is one
+        _mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None)
+    except OSError:
+        _mount("/proc", root + "/proc", None, MS_BIND | MS_REC, None)
+
+
+def _pivot(root: str) -> None:
+    os.chdir(root)
+    number = _PIVOT_ROOT.get(platform.machine())
+    if number is not None and _libc.syscall(number, b".", b".") == 0:
+        _check(_libc.umount2(b".", MNT_DETACH), "detach the old root")
+    else:  # no pivot_root (or a rootfs root): move the new root over / and chroot into it
+        _mount(".", "/", None, MS_MOVE, None)
+        _check(_libc.chroot(b"."), "chroot")
+    os.chdir("/")
+
+
+PRIVATE_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
+
+
+def _mask(root: str, masks: list[str], masked: set[str]) -> None:
+    """Cover each masked path present in the new root: a directory by an empty tmpfs, a file
+    by /dev/null."""
+    for path in masks:
+        target = root + path
+        if path in masked or not os.path.lexists(target) or os.path.islink(target):
+            continue  # not bound: already out of sight
+        if os.path.isdir(target):
+            _mount("edgeagent-mask", target, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0700")
+        else:
+            _mount("/dev/null", target, None, MS_BIND, None)
+        masked.add(path)
+
+
+def main(argv: list[str]) -> int:
+    ws, size, shell, command, *extra = argv
+    binds = sorted({e[5:] for e in extra if e.startswith("bind:") and os.path.lexists(e[5:])})
+    masks = sorted({e[5:] for e in extra if e.startswith("mask:") and os.path.lexists(e[5:])})
+    _mount(None, "/", None, MS_REC | MS_PRIVATE, None)
+    ws_fd = os.open(ws, os.O_PATH | os.O_DIRECTORY)
+    # A bind inside another comes with it. One inside a mask or a private tmpfs (a venv under
+    # /tmp) is bound late, over them. A symlink (/bin -> usr/bin) is recreated as one.
+    late = [b for b in binds if any(_inside(b, m) for m in (*masks, *PRIVATE_DIRS))]
+    early = [b for b in binds if b not in late]
+    tops = [b for b in early if not any(o != b and _inside(b, o) for o in early)]
+    late = [b for b in late if not any(o != b and _inside(b, o) for o in late)]
+    fds = {b: os.open(b, os.O_PATH) for b in tops + late if not os.path.islink(b)}
+    root = "/tmp"  # the new root: a tmpfs over the old /tmp, which nothing below needs
+    _mount("edgeagent-root", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=755")
+    for path in tops:
+        target = root + path
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        if os.path.islink(path):
+            os.symlink(os.readlink(path), target)
+        elif os.path.isdir(path):
+            os.mkdir(target)
+            _bind_fd(fds[path], target)
+        else:
+            open(target, "w").close()
+            _bind_fd(fds[path], target, recursive=False)
+    _make_dev(root)
+    _make_proc(root)
+    for d in ("/tmp", "/var/tmp", ws):
+        if not any(_inside(d, b) for b in tops):  # never create anything in a bound tree
+            os.makedirs(root + d, exist_ok=True)
+    # Everything is mounted before pivot_root: a bind's source must still be reachable.
+    _read_only(root)
+    for d in PRIVATE_DIRS:
+        _mount("edgeagent-tmp", root + d, "tmpfs", MS_NOSUID | MS_NODEV,
+               f"size={size},mode=1777")
+    masked: set[str] = set()
+    _mask(root, masks, masked)
+    for path in late:  # needed, but inside a mask or a private tmpfs: bound back read-only
+        if path in fds and os.path.isdir(f"/proc/self/fd/{fds[path]}"):
+            os.makedirs(root + path, exist_ok=True)
+            _bind_fd(fds[path], root + path)
+            _read_only(root + path)
+    _mask(root, masks, masked)  # what a late bind brought back (edgeagent in a venv in /tmp)
+    for path in masked:
+        if os.path.isdir(root + path):
+            _read_only(root + path)
+    for fd in fds.values():
+        os.close(fd)
+    os.makedirs(root + ws, exist_ok=True)
+    _bind_fd(ws_fd, root + ws, recursive=False)
+    # writable: a new bind is, whatever its parent; no set-uid files or devices in it
+    _mount(None, root + ws, None, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV, None)
+    os.close(ws_fd)
+    _pivot(root)
+    os.chdir(ws)
+    _drop_privileges()
+    if os.getpid() == 1:
+        return _init(shell, command)
+    os.execv(shell, [shell, "-c", command])
+    return CANNOT_CONFINE  # not reached
+
+
+PR_CAPBSET_DROP = 24
+PR_SET_SECUREBITS = 28
 PR_SET_NO_NEW_PRIVS = 38
+PR_SET_SECCOMP = 22
+PR_CAP_AMBIENT = 47
+PR_CAP_AMBIENT_CLEAR_ALL = 4
+SECCOMP_MODE_FILTER = 2
+# NOROOT, NO_SETUID_FIXUP, KEEP_CAPS_LOCKED, NO_CAP_AMBIENT_RAISE, each with its lock: uid 0
+# gains nothing from exec or setuid
+_SECUREBITS = 0x1 | 0x2 | 0x4 | 0x8 | 0x20 | 0x40 | 0x80
+_CAP_VERSION_3 = 0x20080522
+# (AUDIT_ARCH, add_key, request_key, keyctl) for the ABIs a process here can call the
+# kernel through; x86_64's x32 calls (nr | 0x40000000) are refused as a whole
+_KEYRING_CALLS = {
+    "x86_64": ((0xC000003E, 248, 249, 250), (0x40000003, 286, 287, 288)),
+    "aarch64": ((0xC00000B7, 217, 218, 219), (0x40000028, 309, 310, 311)),
+    "riscv64": ((0xC00000F3, 217, 218, 219),),
+    "armv7l": ((0x40000028, 309, 310, 311),),
+    "armv6l": ((0x40000028, 309, 310, 311),),
+    "ppc64le": ((0xC0000015, 269, 270, 271),),
+    "s390x": ((0x80000016, 278, 279, 280),),
+    "i686": ((0x40000003, 286, 287, 288),),
+}
 
 
-def _drop_capabilities() -> None:
+def _keyring_filter() -> bytes:
+    """A classic-BPF seccomp program: the keyring calls fail with EPERM, all else runs."""
+    ld, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
+    allow, deny = 0x7FFF0000, 0x00050000 | 1  # SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO | EPERM
+    prog: list[tuple[int, int, int, int]] = []
+    denies: list[int] = []  # instructions whose true branch must reach the deny
+    for arch, *calls in _KEYRING_CALLS.get(platform.machine(), ()):
+        block_len = 2 + len(calls) + (1 if arch == 0xC000003E else 0) + 1
+        prog.append((ld, 0, 0, 4))  # seccomp_data.arch
+        prog.append((jeq, 0, block_len - 1, arch))
+        prog.append((ld, 0, 0, 0))  # seccomp_data.nr
+        if arch == 0xC000003E:
+            denies.append(len(prog))
+            prog.append((jge, 0, 0, 0x40000000))
+        for nr in calls:
+            denies.append(len(prog))
+            prog.append((jeq, 0, 0, nr))
+        prog.append((ret, 0, 0, allow))
+    prog.append((ret, 0, 0, allow))
+    deny_at = len(prog)
+    prog.append((ret, 0, 0, deny))
+    for i in denies:
+        code, _, jf, k = prog[i]
+        prog[i] = (code, deny_at - i - 1, jf, k)
+    return b"".join(struct.pack("HBBI", *ins) for ins in prog)
+
+
+def _drop_privileges() -> None:
     try:
         with open("/proc/sys/kernel/cap_last_cap") as f:
             last = int(f.read())
     except (OSError, ValueError):
         last = 40
+    _libc.prctl(PR_SET_SECUREBITS, _SECUREBITS, 0, 0, 0)  # best effort; the sets below rule
     for cap in range(last + 1):
-        if cap not in _KEEP_CAPS:
-            _check(_libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0), f"drop capability {cap}")
+        _check(_libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0), f"drop capability {cap}")
+    _libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    header = struct.pack("Ii", _CAP_VERSION_3, 0)
+    data = bytes(24)  # two (effective, permitted, inheritable) triples, all empty
+    _check(_libc.capset(header, data), "clear the capability sets")
     _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "set no_new_privs")
+    program = _keyring_filter()
+    count = len(program) // 8
+    if count > 2:
+        buf = ctypes.create_string_buffer(program, len(program))
+        fprog = _SockFprog(count, ctypes.addressof(buf))
+        _check(_libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0),
+               "install the seccomp filter")
 
 
-def main(argv: list[str]) -> int:
-    ws, size, shell, command, *extra = argv
-    masks = [e[5:] for e in extra if e.startswith("mask:")]
-    keeps = [e[5:] for e in extra if e.startswith("keep:") and os.path.isdir(e[5:])]
-    _mount(None, "/", None, MS_REC | MS_PRIVATE, None)
-    ws_fd = os.open(ws, os.O_RDONLY | os.O_DIRECTORY)  # still reachable once /tmp is covered
-    keep_fds = [os.open(k, os.O_RDONLY | os.O_DIRECTORY) for k in keeps]
-    _all_read_only()
-    for d in ("/tmp", "/var/tmp", "/dev/shm", *masks):
-        if os.path.isdir(d) and not os.path.islink(d):
-            mode = "1777" if d in ("/tmp", "/var/tmp", "/dev/shm") else "0700"
-            _mount("edgeagent-tmp", d, "tmpfs", MS_NOSUID | MS_NODEV, f"size={size},mode={mode}")
-    for keep, fd in zip(keeps, keep_fds, strict=True):
-        if not os.path.isdir(keep):  # covered by a mask: bind it back, read-only
-            os.makedirs(keep)
-            _mount(f"/proc/self/fd/{fd}", keep, None, MS_BIND | MS_REC, None)
-            _mount(None, keep, None, MS_REMOUNT | MS_BIND | MS_RDONLY, None)
-        os.close(fd)
-    os.makedirs(ws, exist_ok=True)
-    _mount(f"/proc/self/fd/{ws_fd}", ws, None, MS_BIND, None)
-    _mount(None, ws, None, MS_REMOUNT | MS_BIND, None)  # no MS_RDONLY: writable again
-    os.close(ws_fd)
-    os.chdir(ws)
-    _drop_capabilities()
-    if os.getpid() == 1:
-        return _init(shell, command)
-    os.execv(shell, [shell, "-c", command])
-    return CANNOT_CONFINE  # not reached
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
 def _init(shell: str, command: str) -> int:

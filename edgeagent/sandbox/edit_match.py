@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import difflib
 import re
+import time
 from dataclasses import dataclass
 
 _NUMBERED = re.compile(r"^\s*\d+\| ?")
+_CLOSEST_MAX_WIDTH = 200  # lines of `old` compared: enough to place it
 _CLOSEST_CONTEXT = 2  # lines shown either side of the closest window
 
 
@@ -90,20 +92,24 @@ def _indent(line: str) -> str:
     return line[: len(line) - len(line.lstrip())]
 
 
-def closest_lines(text: str, old: str, limit: int = 12) -> str | None:
+def closest_lines(text: str, old: str, limit: int = 12, budget_s: float = 2.0) -> str | None:
     """The file's lines nearest to `old` (numbered as read_file numbers them), or None when
-    nothing is even loosely similar."""
+    nothing is even loosely similar. Runs in the agent's process, so within budget_s: on a
+    huge file the best match found by then is shown (a hint, not a promise)."""
     bare = strip_line_numbers(old) or old
     wanted = [line.strip() for line in bare.strip("\n").split("\n")]
     lines = text.split("\n")
     if not lines or not any(wanted):
         return None
-    width = min(len(wanted), len(lines))
+    width = min(len(wanted), len(lines), _CLOSEST_MAX_WIDTH)
     probe = "\n".join(wanted[:width])
+    deadline = time.monotonic() + budget_s
     best, best_at = 0.0, 0
     matcher = difflib.SequenceMatcher(autojunk=False)
     matcher.set_seq2(probe)
     for i in range(len(lines) - width + 1):
+        if time.monotonic() > deadline:
+            break
         matcher.set_seq1("\n".join(line.strip() for line in lines[i:i + width]))
         if matcher.real_quick_ratio() <= best or matcher.quick_ratio() <= best:
             continue

@@ -36,7 +36,19 @@ _DRAIN_S = 1.0
 _PROBE_TIMEOUT_S = 5.0
 _CONFINE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "confine.py")
 _TMPFS_SIZE = "256m"  # each private tmpfs; memory-backed, so bounded
-_CGROUP_ROOTS = ("/sys/fs/cgroup/pids", "/sys/fs/cgroup")
+_CGROUP_V1 = {"pids": "/sys/fs/cgroup/pids", "memory": "/sys/fs/cgroup/memory"}
+_CGROUP_V2 = "/sys/fs/cgroup"
+# How often a running command's additions to the workspace are measured.
+_DISK_POLL_S = 0.1
+# What a command sees of the host: system directories, bound read-only (a symlink such as
+# /bin -> usr/bin is recreated as one); the Python installations are added per process.
+_SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc",
+                "/nix/store")
+# Inside those, never shown: credentials root can read, the host's key names.
+_SECRETS = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/ssh",
+            "/etc/ssl/private", "/etc/sudoers", "/etc/sudoers.d",
+            "/proc/keys", "/proc/key-users")  # the keyring's names, though not its contents
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 _cgroup_seq = itertools.count()
 _PR_SET_PDEATHSIG = 1
 
@@ -64,6 +76,10 @@ class ProcessLimits:
     max_processes: int = 512
     output_cap_bytes: int = 64 * 1024
     network: bool = False  # False -> run in an empty network namespace where this machine allows
+    memory_bytes: int = 2 << 30  # all the command's processes together (cgroup)
+    disk_bytes: int = 256 << 20  # what one command may add to the workspace
+    disk_entries: int = 100_000  # files and directories one command may add
+    hide: tuple[str, ...] = ()  # paths never shown to the command (suites, run dir, models)
 
 
 @dataclass(frozen=True)
@@ -74,6 +90,7 @@ class CommandResult:
     truncated: bool
     output_bytes: int  # total bytes the command printed, including what was dropped
     wall_ms: float
+    limit_hit: str | None = None  # which limit killed it, as one line for the agent
 
 
 def truncation_marker(total: int, head: int, tail: int) -> str:
@@ -150,9 +167,9 @@ def _rlimit_table(limits: ProcessLimits) -> list[tuple[str, int, int]]:
     return [(n, getattr(resource, n), int(v)) for n, v in wanted if hasattr(resource, n)]
 
 
-def _apply_rlimits(table: list[tuple[str, int, int]], cgroup_fd: int | None = None) -> None:
+def _apply_rlimits(table: list[tuple[str, int, int]], cgroup_fds: tuple[int, ...] = ()) -> None:
     # Runs in the forked child before exec: only setrlimit calls, nothing that takes locks.
-    if cgroup_fd is not None:
+    for cgroup_fd in cgroup_fds:
         try:
             os.write(cgroup_fd, b"0")  # "0": the writing process; its children follow it
         except OSError:
@@ -223,28 +240,29 @@ def _unshare() -> str | None:
     )
 
 
-def _mask_dirs() -> list[str]:
-    """Host directories the command must not read: home directories hold keys and caches."""
-    homes = {os.path.expanduser("~"), "/root", os.environ.get("HOME", "")}
-    return sorted(h for h in homes if h and h != "/" and os.path.isdir(h))
-
-
-def _keep_dirs() -> list[str]:
-    """What commands need even inside a masked directory (home, /tmp): the Python
-    installations they run and the package directories on our sys.path (a venv or user
-    site-packages under ~), bound back read-only."""
+def _python_dirs() -> list[str]:
+    """The Python installations commands run and the package directories on our sys.path
+    (a venv's or the user's site-packages): the libraries a task's tests import. Not the
+    rest of sys.path: a checkout there holds the suites."""
     dirs = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
-    dirs |= {os.path.realpath(p) for p in sys.path if p and os.path.isdir(p)}
-    hidden = [*_mask_dirs(), "/tmp", "/var/tmp", "/dev/shm"]
-    inside = sorted(d for d in dirs if any(Path(d).is_relative_to(m) for m in hidden))
-    # a directory inside another kept one comes with it
-    return [d for d in inside if not any(d != o and Path(d).is_relative_to(o) for o in inside)]
+    dirs |= {os.path.realpath(p) for p in sys.path
+             if p and os.path.basename(p.rstrip("/")) in ("site-packages", "dist-packages")
+             and os.path.isdir(p)}
+    return sorted(dirs)
 
 
-def _confine_argv(workspace: Path, command: str) -> list[str]:
+def _hidden_paths(extra: tuple[str, ...] = ()) -> list[str]:
+    """Paths a command must not see even where a bound directory holds them: edgeagent's own
+    package (a wheel brings the suites along), credentials, and what the caller names."""
+    installed = [os.path.join(d, "edgeagent") for d in _python_dirs()]  # another copy's too
+    return sorted({_PACKAGE_DIR, *_SECRETS, *(os.path.realpath(p) for p in extra),
+                   *(p for p in installed if os.path.isdir(p))})
+
+
+def _confine_argv(workspace: Path, command: str, hide: tuple[str, ...] = ()) -> list[str]:
     return [sys.executable, "-I", "-S", _CONFINE, os.path.realpath(workspace), _TMPFS_SIZE,
-            _shell(), command, *(f"mask:{d}" for d in _mask_dirs()),
-            *(f"keep:{d}" for d in _keep_dirs())]
+            _shell(), command, *(f"bind:{d}" for d in (*_SYSTEM_DIRS, *_python_dirs())),
+            *(f"mask:{d}" for d in _hidden_paths(hide))]
 
 
 @functools.lru_cache(maxsize=1)
@@ -259,15 +277,18 @@ def _filesystem_probe() -> tuple[tuple[str, ...], str]:
     # --pid with its own /proc: the command cannot see (or read the environment of) any
     # process but its own; when the namespace's first process dies, all of them die.
     pid_ns = ("--pid", "--fork", "--kill-child", "--mount-proc")
-    for flags in (("--mount", *pid_ns), ("--mount", "--map-root-user", *pid_ns), ("--mount",),
-                  ("--mount", "--map-root-user")):
+    # --ipc: SysV shared memory, semaphores and message queues of the command's own
+    for flags in (("--mount", "--ipc", *pid_ns), ("--mount", "--ipc", "--map-root-user", *pid_ns),
+                  ("--mount", *pid_ns), ("--mount", "--map-root-user", *pid_ns),
+                  ("--mount", "--ipc"), ("--mount",), ("--mount", "--map-root-user")):
         label = "unshare " + " ".join(flags)
         with tempfile.TemporaryDirectory(prefix="edgeagent-probe-") as tmp:
             ws = Path(tmp, "ws")
             ws.mkdir()
             outside = Path(tmp, "outside")
-            check = (f"echo in > inside && echo out > {outside} && "
+            check = (f"echo in > inside && (echo out > {outside}) 2>/dev/null; "
                      "! (echo x > /.edgeagent-probe) 2>/dev/null && "
+                     f"! test -e {_PACKAGE_DIR}/__init__.py && ! test -e /dev/kmsg && "
                      "! umount /tmp 2>/dev/null && echo confined")
             try:
                 done = subprocess.run(
@@ -286,39 +307,78 @@ def _filesystem_probe() -> tuple[tuple[str, ...], str]:
             if outside.exists() or not (ws / "inside").exists():
                 reasons.append(f"{label}: writes were not confined to the workspace")
                 continue
-        what = "read-only except the workspace; private /tmp and home; no CAP_SYS_ADMIN"
+        what = ("own root: system and Python directories read-only, the workspace writable, "
+                "minimal /dev, private /tmp; no capabilities, no_new_privs, no keyring")
+        if "--ipc" in flags:
+            what += "; own IPC namespace"
         if "--pid" in flags:
             what += "; own pid namespace"
         return flags, f"{label}: {what}"
     return (), "none: " + "; ".join(reasons)
 
 
-@functools.lru_cache(maxsize=1)
-def _pids_cgroup_probe() -> tuple[str | None, str]:
-    """(parent directory for per-command pids cgroups, description)."""
-    reasons = []
-    for root in _CGROUP_ROOTS:
-        # a real cgroup directory has cgroup.procs (a tmpfs holding v1 hierarchies does not)
-        if not os.path.exists(os.path.join(root, "cgroup.procs")):
-            continue
-        probe = os.path.join(root, f"edgeagent-probe-{os.getpid()}")
+def _try_cgroup(root: str, limits: dict[str, str]) -> str | None:
+    """None when a child cgroup of root takes these limits, else why not."""
+    probe = os.path.join(root, f"edgeagent-probe-{os.getpid()}")
+    try:
+        os.mkdir(probe)
         try:
-            os.mkdir(probe)
-            try:
+            for name, value in limits.items():
                 # O_WRONLY without O_CREAT: only the controller's own file will do
-                fd = os.open(os.path.join(probe, "pids.max"), os.O_WRONLY)
+                fd = os.open(os.path.join(probe, name), os.O_WRONLY)
                 try:
-                    os.write(fd, b"16")
+                    os.write(fd, value.encode())
                 finally:
                     os.close(fd)
-            finally:
-                os.rmdir(probe)
-        except OSError as exc:
-            reasons.append(f"{root}: {exc.strerror or exc}")
+        finally:
+            os.rmdir(probe)
+    except OSError as exc:
+        return f"{root}: {exc.strerror or exc}"
+    return None
+
+
+@functools.lru_cache(maxsize=1)
+def _cgroup_probe() -> tuple[dict[str, str], str]:
+    """({"pids": dir, "memory": dir} for what this machine allows, description)."""
+    reasons: list[str] = []
+    v2 = _CGROUP_V2
+    if os.path.exists(os.path.join(v2, "cgroup.subtree_control")):
+        # only what is already delegated: enabling a controller would change the host's setup
+        found = {}
+        for ctl, files in (("pids", {"pids.max": "16"}), ("memory", {"memory.max": "1G"})):
+            why = _try_cgroup(v2, files)
+            if why is None:
+                found[ctl] = v2
+            else:
+                reasons.append(f"{ctl}: {why}")
+        if found:
+            _remove_stale_cgroups(v2)
+            return found, "cgroup v2 under " + v2 + ": " + ", ".join(
+                {"pids": "process count", "memory": "total memory"}[c] for c in found)
+    found = {}
+    for ctl, files in (("pids", {"pids.max": "16"}),
+                       ("memory", {"memory.limit_in_bytes": str(1 << 30)})):
+        root = _CGROUP_V1[ctl]
+        if not os.path.exists(os.path.join(root, "cgroup.procs")):
             continue
-        _remove_stale_cgroups(root)
-        return root, f"pids cgroup under {root}"
-    return None, "none: " + ("; ".join(reasons) or "no pids cgroup controller found")
+        why = _try_cgroup(root, files)
+        if why is None:
+            found[ctl] = root
+            _remove_stale_cgroups(root)
+        else:
+            reasons.append(f"{ctl}: {why}")
+    if found:
+        return found, "; ".join(
+            f"{ctl} cgroup under {root}" for ctl, root in sorted(found.items()))
+    return {}, "none: " + ("; ".join(reasons) or "no pids or memory cgroup controller found")
+
+
+def _pids_cgroup_probe() -> tuple[str | None, str]:
+    """(where per-command pids cgroups go, description); kept for the pids line of the report."""
+    found, what = _cgroup_probe()
+    if "pids" not in found:
+        return None, what if what.startswith("none") else "none: no pids controller"
+    return found["pids"], f"pids cgroup under {found['pids']}"
 
 
 def _remove_stale_cgroups(root: str) -> None:
@@ -339,22 +399,74 @@ def _remove_stale_cgroups(root: str) -> None:
                 pass
 
 
-class _PidsCgroup:
-    """One command's pids cgroup: caps the process count and lists every process to kill."""
+class _CommandCgroup:
+    """One command's cgroups (one directory under cgroup v2, one per controller under v1):
+    cap the process count and the memory of all processes together, list every process to
+    kill, and tell whether the kernel killed one for memory."""
 
-    def __init__(self, root: str, max_processes: int) -> None:
-        self.path = os.path.join(root, f"edgeagent-{os.getpid()}-{next(_cgroup_seq)}")
-        os.mkdir(self.path)
-        with open(os.path.join(self.path, "pids.max"), "w") as f:
-            f.write(str(max_processes))
-        self.procs_fd = os.open(os.path.join(self.path, "cgroup.procs"), os.O_WRONLY)
+    def __init__(self, roots: dict[str, str], limits: ProcessLimits) -> None:
+        name = f"edgeagent-{os.getpid()}-{next(_cgroup_seq)}"
+        self.paths: list[str] = []
+        self.procs_fds: list[int] = []
+        self.memory_path: str | None = None
+        try:
+            for root in dict.fromkeys(roots.values()):
+                path = os.path.join(root, name)
+                os.mkdir(path)
+                self.paths.append(path)
+                self.procs_fds.append(os.open(os.path.join(path, "cgroup.procs"), os.O_WRONLY))
+            if "pids" in roots:
+                self._write(os.path.join(roots["pids"], name), "pids.max", limits.max_processes)
+            if "memory" in roots:
+                self.memory_path = os.path.join(roots["memory"], name)
+                self.v2 = roots["memory"] == _CGROUP_V2
+                if self.v2:
+                    self._write(self.memory_path, "memory.max", limits.memory_bytes)
+                    self._write(self.memory_path, "memory.swap.max", 0, optional=True)
+                else:
+                    self._write(self.memory_path, "memory.limit_in_bytes", limits.memory_bytes)
+                    self._write(self.memory_path, "memory.memsw.limit_in_bytes",
+                                limits.memory_bytes, optional=True)
+        except OSError:
+            self.remove()
+            raise
+
+    @staticmethod
+    def _write(path: str, name: str, value: int, optional: bool = False) -> None:
+        try:
+            with open(os.path.join(path, name), "w") as f:
+                f.write(str(value))
+        except OSError:
+            if not optional:
+                raise
 
     def pids(self) -> list[int]:
+        found: set[int] = set()
+        for path in self.paths:
+            try:
+                with open(os.path.join(path, "cgroup.procs")) as f:
+                    found |= {int(line) for line in f if line.strip()}
+            except OSError:
+                pass
+        return sorted(found)
+
+    def oom_killed(self) -> bool:
+        """Whether the kernel killed a process of this command for the memory limit."""
+        if self.memory_path is None:
+            return False
         try:
-            with open(os.path.join(self.path, "cgroup.procs")) as f:
-                return [int(line) for line in f if line.strip()]
-        except OSError:
-            return []
+            if self.v2:
+                with open(os.path.join(self.memory_path, "memory.events")) as f:
+                    events = dict(line.split() for line in f if line.strip())
+                return int(events.get("oom_kill", 0)) > 0
+            with open(os.path.join(self.memory_path, "memory.oom_control")) as f:
+                control = dict(line.split() for line in f if line.strip())
+            if "oom_kill" in control:
+                return int(control["oom_kill"]) > 0
+            with open(os.path.join(self.memory_path, "memory.failcnt")) as f:
+                return int(f.read()) > 0
+        except (OSError, ValueError):
+            return False
 
     def kill_all(self) -> None:
         # A fork bomb forks while it is killed: repeat until the group is empty.
@@ -371,24 +483,29 @@ class _PidsCgroup:
             time.sleep(0.01)
 
     def remove(self) -> None:
-        os.close(self.procs_fd)
+        for fd in self.procs_fds:
+            os.close(fd)
+        self.procs_fds = []
         deadline = time.monotonic() + 1.0
-        while True:  # killed processes leave the cgroup once reaped
-            try:
-                os.rmdir(self.path)
-                return
-            except OSError:
-                if time.monotonic() > deadline:
-                    return  # left behind empty-ish; harmless, and the name is never reused
-                time.sleep(0.01)
+        for path in self.paths:
+            while True:  # killed processes leave the cgroup once reaped
+                try:
+                    os.rmdir(path)
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    if time.monotonic() > deadline:
+                        break  # left behind empty-ish; harmless, the name is never reused
+                    time.sleep(0.01)
 
 
-def _open_cgroup(limits: ProcessLimits) -> _PidsCgroup | None:
-    root = _pids_cgroup_probe()[0]
-    if root is None:
+def _open_cgroup(limits: ProcessLimits) -> _CommandCgroup | None:
+    roots = _cgroup_probe()[0]
+    if not roots:
         return None
     try:
-        return _PidsCgroup(root, limits.max_processes)
+        return _CommandCgroup(roots, limits)
     except OSError:
         return None
 
@@ -405,10 +522,22 @@ def isolation_report() -> dict[str, Any]:
         "network": _network_probe()[1],
         "filesystem": _filesystem_probe()[1],
         "pids": _pids_cgroup_probe()[1],
+        "memory": _memory_report(),
+        "disk": "polled: bytes and entries one command adds to the workspace",
+        "tools": "grep in a child process under the command timeout; write_file refuses "
+                 "anything but a regular file",
     }
     if "RLIMIT_NPROC" in names and os.geteuid() == 0:
         report["rlimits_note"] = "RLIMIT_NPROC is set but not enforced: running as root"
     return report
+
+
+def _memory_report() -> str:
+    found, what = _cgroup_probe()
+    if "memory" not in found:
+        return (what if what.startswith("none") else "none: no memory controller") + \
+            "; RLIMIT_AS per process only"
+    return f"memory cgroup under {found['memory']}: all of a command's processes together"
 
 
 def _leader_exited(pid: int) -> bool:
@@ -427,8 +556,74 @@ def _open_pidfd(pid: int) -> int | None:
         return None
 
 
-def _pump(fd: int, pid: int, capture: _Capture, deadline: float) -> bool:
-    """Read output until the shell exits; True if the deadline came first.
+@dataclass
+class _DiskWatch:
+    """What one command added to the workspace, measured every _DISK_POLL_S while it runs."""
+
+    root: Path
+    limits: ProcessLimits
+    base_bytes: int = 0
+    base_entries: int = 0
+    next_check: float = 0.0
+    over: str | None = None
+
+    def start(self) -> None:
+        self.base_bytes, self.base_entries = _usage(self.root, None, None)
+        self.next_check = time.monotonic() + _DISK_POLL_S
+
+    def check(self, now: float, final: bool = False) -> bool:
+        """True once the command is over its limit (self.over says how)."""
+        if now < self.next_check and not final:
+            return False
+        self.next_check = now + _DISK_POLL_S
+        max_bytes = self.base_bytes + self.limits.disk_bytes
+        max_entries = self.base_entries + self.limits.disk_entries
+        used, entries = _usage(self.root, max_bytes, max_entries)
+        if used > max_bytes:
+            self.over = (f"the command wrote more than {_mb(self.limits.disk_bytes)} into the "
+                         "workspace (the limit per command){killed}; remove the files it made "
+                         "(rm) before going on")
+        elif entries > max_entries:
+            self.over = (f"the command created more than {self.limits.disk_entries} files and "
+                         "directories in the workspace (the limit per command){killed}; remove "
+                         "them (rm -r) before going on")
+        return self.over is not None
+
+
+def _mb(n: int) -> str:
+    return f"{n / (1 << 20):g} MB"
+
+
+def _usage(root: Path, max_bytes: int | None, max_entries: int | None) -> tuple[int, int]:
+    """(bytes on disk, entries) under root, without recursion or following links; stops
+    counting once past either maximum."""
+    used = entries = 0
+    stack = [str(root)]
+    while stack:
+        try:
+            it = os.scandir(stack.pop())
+        except OSError:
+            continue
+        with it:
+            for entry in it:
+                entries += 1
+                try:
+                    st = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                used += getattr(st, "st_blocks", 0) * 512 or st.st_size
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+        if (max_bytes is not None and used > max_bytes) or (
+                max_entries is not None and entries > max_entries):
+            break
+    return used, entries
+
+
+def _pump(fd: int, pid: int, capture: _Capture, deadline: float,
+          disk: _DiskWatch | None = None) -> bool:
+    """Read output until the shell exits; True if the deadline came first (or the disk
+    limit: then disk.over says so).
 
     The shell's exit, not EOF, ends the command: a background child may hold the pipe open.
     """
@@ -442,10 +637,14 @@ def _pump(fd: int, pid: int, capture: _Capture, deadline: float) -> bool:
             while True:
                 if _leader_exited(pid):
                     return False
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
+                now = time.monotonic()
+                remaining = deadline - now
+                if remaining <= 0 or (disk is not None and disk.check(now)):
                     return True
-                events = sel.select(remaining if pidfd is not None else min(remaining, poll_s))
+                wait = remaining if pidfd is not None else min(remaining, poll_s)
+                if disk is not None:
+                    wait = min(wait, _DISK_POLL_S)
+                events = sel.select(wait)
                 for key, _ in events:
                     if key.data == "exit":
                         return False
@@ -498,19 +697,25 @@ def _command_argv(command: str, cwd: Path, limits: ProcessLimits) -> list[str]:
     if not flags or unshare is None:
         return [_shell(), "-c", command]
     if fs_flags:
-        return [unshare, *flags, *_confine_argv(cwd, command)]
+        return [unshare, *flags, *_confine_argv(cwd, command, limits.hide)]
     return [unshare, *flags, _shell(), "-c", command]
 
 
-def run_command(command: str, cwd: Path, limits: ProcessLimits) -> CommandResult:
-    """Run `bash -c command` in cwd; the whole session is killed when it ends or times out.
+def run_command(
+    command: str, cwd: Path, limits: ProcessLimits, pass_fds: tuple[int, ...] = ()
+) -> CommandResult:
+    """Run `bash -c command` in cwd; the whole session is killed when it ends or times out,
+    or adds more than the limit to the workspace.
 
     Background children left behind by a command that exited are killed too: nothing the
-    agent starts outlives its command.
+    agent starts outlives its command. `pass_fds` reach the command open (a result channel).
     """
     argv = _command_argv(command, cwd, limits)
     capture = _Capture(limits.output_cap_bytes)
     cgroup = _open_cgroup(limits)
+    disk = _DiskWatch(Path(cwd), limits) if limits.disk_bytes > 0 else None
+    if disk is not None:
+        disk.start()
     start = time.monotonic()
     try:
         proc = subprocess.Popen(
@@ -522,9 +727,11 @@ def run_command(command: str, cwd: Path, limits: ProcessLimits) -> CommandResult
             stderr=subprocess.STDOUT,
             start_new_session=True,
             preexec_fn=functools.partial(
-                _apply_rlimits, _rlimit_table(limits), cgroup.procs_fd if cgroup else None
+                _apply_rlimits, _rlimit_table(limits),
+                tuple(cgroup.procs_fds) if cgroup else ()
             ),
             close_fds=True,
+            pass_fds=pass_fds,
         )
     except BaseException:
         if cgroup is not None:
@@ -534,7 +741,7 @@ def run_command(command: str, cwd: Path, limits: ProcessLimits) -> CommandResult
     fd = proc.stdout.fileno()
     timed_out = True
     try:
-        timed_out = _pump(fd, proc.pid, capture, start + limits.timeout_s)
+        timed_out = _pump(fd, proc.pid, capture, start + limits.timeout_s, disk)
     finally:
         _kill_session(proc.pid)
         if cgroup is not None:
@@ -544,10 +751,21 @@ def run_command(command: str, cwd: Path, limits: ProcessLimits) -> CommandResult
         finally:
             proc.stdout.close()
             proc.wait()
+            oom = cgroup is not None and cgroup.oom_killed()
             if cgroup is not None:
                 cgroup.remove()
     wall_ms = (time.monotonic() - start) * 1000.0
     code = proc.returncode
+    limit_hit = None
+    if disk is not None and disk.over is not None:
+        limit_hit = disk.over.format(killed=" and was killed")
+        code, timed_out = -signal.SIGKILL, False
+    elif disk is not None and disk.check(time.monotonic(), final=True):
+        # over the limit between two polls: the command finished first; said all the same
+        limit_hit = disk.over.format(killed="")
+    elif oom:
+        limit_hit = (f"the command's processes used more than {_mb(limits.memory_bytes)} of "
+                     "memory together (the limit per command); the kernel killed one")
     exit_code = None if timed_out else (128 - code if code < 0 else code)
     return CommandResult(
         exit_code=exit_code,
@@ -556,4 +774,5 @@ def run_command(command: str, cwd: Path, limits: ProcessLimits) -> CommandResult
         truncated=capture.truncated,
         output_bytes=capture.total,
         wall_ms=wall_ms,
+        limit_hit=limit_hit,
     )

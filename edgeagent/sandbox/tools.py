@@ -6,8 +6,12 @@ says what was wrong and what to do instead), never an exception.
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import stat
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -28,6 +32,32 @@ MAX_GREP_LINE_CHARS = 200
 SKIP_DIRS = frozenset({".git", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"})
 _BINARY_SNIFF_BYTES = 8192
 _EOL = "\r\n"
+# The longest a grep may run: a catastrophic regex is the model's mistake, not a hang.
+MAX_GREP_S = 20.0
+MAX_GREP_FILES = 20_000
+# grep's matching runs in a child interpreter that can be killed: CPython's regex engine
+# cannot be stopped from another thread, and a timer signal reaches only the main thread.
+_GREP_WORKER = r"""
+import json, re, sys
+req = json.load(sys.stdin)
+rx, hits = re.compile(req["pattern"]), []
+for rel, path in req["files"]:
+    try:
+        with open(path, "rb") as f:
+            if b"\0" in f.read(req["sniff"]):
+                continue
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for number, line in enumerate(f, start=1):
+                if rx.search(line):
+                    if len(hits) == req["max"]:
+                        print(json.dumps({"hits": hits, "more": True}))
+                        sys.exit(0)
+                    text = line.rstrip("\r\n")
+                    hits.append([rel, number, text[:req["clip"]], len(text)])
+    except OSError:
+        continue
+print(json.dumps({"hits": hits, "more": False}))
+"""
 
 
 @dataclass(frozen=True)
@@ -362,33 +392,48 @@ class Toolbox:
 
     def _grep(self, pattern: str, path: str = ".") -> str:
         try:
-            regex = re.compile(pattern)
+            re.compile(pattern)
         except re.error as exc:
             raise ToolFailed(f"invalid regex {pattern!r}: {exc}") from exc
         top = self.workspace.resolve(path)
         if not os.path.exists(top):
             raise ToolFailed(f"no such file or directory: {path}; use list_dir to look")
-        hits: list[str] = []
-        for file in self._walk_files(top):
-            try:
-                if _is_binary(file):
-                    continue
-                with open(file, encoding="utf-8", errors="replace") as f:
-                    for number, line in enumerate(f, start=1):
-                        if not regex.search(line):
-                            continue
-                        if len(hits) == MAX_GREP_MATCHES:
-                            hits.append(
-                                f"[... stopped after {MAX_GREP_MATCHES} matches; "
-                                "use a narrower pattern or path]"
-                            )
-                            return "\n".join(hits)
-                        text = _clip(line.rstrip(_EOL), MAX_GREP_LINE_CHARS)
-                        hits.append(f"{self.workspace.relpath(file)}:{number}: {text}")
-            except OSError:
-                continue  # unreadable file: skip it, as grep -s would
+        limit_s = min(self.limits.timeout_s, MAX_GREP_S)
+        files: list[list[str]] = []
+        walk_until = time.monotonic() + limit_s / 2  # the walk runs here, so it is bounded too
+        for f in self._walk_files(top):
+            if len(files) == MAX_GREP_FILES or time.monotonic() > walk_until:
+                break
+            files.append([self.workspace.relpath(f), str(f)])
+        else:
+            walk_until = 0.0
+        request = {"pattern": pattern, "files": files, "max": MAX_GREP_MATCHES,
+                   "clip": MAX_GREP_LINE_CHARS, "sniff": _BINARY_SNIFF_BYTES}
+        try:
+            done = subprocess.run(
+                [sys.executable, "-I", "-S", "-c", _GREP_WORKER], input=json.dumps(request),
+                capture_output=True, text=True, timeout=limit_s, env={"LC_ALL": "C.UTF-8"},
+            )
+            found = json.loads(done.stdout)
+        except subprocess.TimeoutExpired as exc:
+            raise ToolFailed(
+                f"grep stopped after {limit_s:g} s: the pattern {pattern!r} takes too long "
+                "(nested repeats such as (a+)+ backtrack); use a simpler pattern or a "
+                "narrower path"
+            ) from exc
+        except ValueError as exc:
+            raise ToolFailed(f"grep failed: {done.stderr.strip()[-300:]}") from exc
+        hits = [f"{rel}:{number}: " + (text if length <= MAX_GREP_LINE_CHARS
+                                       else f"{text} ... [line cut, {length} chars]")
+                for rel, number, text, length in found["hits"]]
+        if found["more"]:
+            hits.append(f"[... stopped after {MAX_GREP_MATCHES} matches; "
+                        "use a narrower pattern or path]")
+        partial = f"[... searched only the first {len(files)} files; use a narrower path]"
         if not hits:
-            return f"no matches for {pattern!r} in {path}"
+            return f"no matches for {pattern!r} in {path}" + (f"\n{partial}" if walk_until else "")
+        if walk_until and not found["more"]:
+            hits.append(partial)
         return "\n".join(hits)
 
     def _search_code(self, query: str, k: int = 5) -> str:
@@ -454,11 +499,25 @@ class Toolbox:
             raise ToolFailed(
                 f"content is {len(data)} bytes; the limit is {self.limits.file_size_bytes}"
             )
-        existed = real.exists()
-        if existed and real.is_file() and os.stat(real).st_nlink > 1:
+        existed = os.path.lexists(real)
+        if existed and not stat.S_ISREG(os.lstat(real).st_mode):
+            # a FIFO would block the write forever, a device or socket is not a file
+            raise ToolFailed(f"{path} is not a regular file (a FIFO, socket or device); "
+                             "remove it first or choose another path")
+        if existed and os.stat(real).st_nlink > 1:
             real.unlink()  # a new file, not a write through a hard link that may lead outside
         real.parent.mkdir(parents=True, exist_ok=True)
-        real.write_bytes(data)
+        # O_NONBLOCK: should a FIFO appear here after the check, open fails instead of waiting
+        fd = os.open(real, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NONBLOCK
+                     | getattr(os, "O_NOFOLLOW", 0), 0o644)
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise ToolFailed(f"{path} is not a regular file; choose another path")
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+        finally:
+            os.close(fd)
         lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
         verb = "overwrote" if existed else "created"
         return f"{verb} {self.workspace.relpath(real)} ({lines} lines, {len(data)} bytes)"
@@ -475,7 +534,9 @@ class Toolbox:
 
 
 def _describe(result: CommandResult, limits: ProcessLimits) -> str:
-    if result.timed_out:
+    if result.limit_hit is not None:
+        head = f"killed: {result.limit_hit}"
+    elif result.timed_out:
         head = (
             f"timed out after {limits.timeout_s:g} s; the command and its children were killed"
         )

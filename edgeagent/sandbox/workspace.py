@@ -5,11 +5,9 @@ from __future__ import annotations
 import os
 import shutil
 import stat
-import sys
 import tempfile
 from pathlib import Path
 from types import TracebackType
-from typing import Any
 
 from edgeagent.errors import UserError
 
@@ -43,7 +41,7 @@ class Workspace:
         try:
             shutil.copytree(repo, root, symlinks=True)
         except (OSError, shutil.Error) as exc:
-            _remove_tree(owned)
+            remove_tree(owned)
             raise WorkspaceError(f"cannot copy task repository {repo}: {exc}") from exc
         return cls(root, owned_dir=owned)
 
@@ -77,9 +75,30 @@ class Workspace:
             raise WorkspaceError(f"{src_dir} is not a directory; check the task's hidden tests")
         _copy_into(src_dir, self.root)
 
-    def cleanup(self) -> None:
-        if self._owned_dir is not None and self._owned_dir.exists():
-            _remove_tree(self._owned_dir)
+    def install_hidden_tests(self, hidden_dir: Path, repo: Path) -> None:
+        """Put the hidden tests in a clean place: each top-level entry they fill is removed
+        with whatever the agent put there, restored from the task's repository, then the
+        hidden tests go in; every `__pycache__` and `.pyc` in the workspace goes too, so no
+        planted module or bytecode runs in a test's place."""
+        hidden_dir = Path(hidden_dir)
+        if not hidden_dir.is_dir():
+            raise WorkspaceError(f"{hidden_dir} is not a directory; check the task's hidden tests")
+        for entry in os.scandir(hidden_dir):
+            target = self.root / entry.name
+            if os.path.lexists(target):
+                _remove(target)
+            original = Path(repo) / entry.name
+            if original.is_dir() and not original.is_symlink():
+                shutil.copytree(original, target, symlinks=True)
+        _copy_into(hidden_dir, self.root)
+        _remove_bytecode(self.root)
+
+    def cleanup(self) -> list[str]:
+        """Remove the workspace; never raises. Returns what could not be removed (empty when
+        all went), for the task record."""
+        if self._owned_dir is None or not os.path.lexists(self._owned_dir):
+            return []
+        return remove_tree(self._owned_dir)
 
     def __enter__(self) -> Workspace:
         return self
@@ -98,9 +117,29 @@ class Workspace:
 
 def _remove(path: Path) -> None:
     if path.is_dir() and not path.is_symlink():
-        _remove_tree(path)
+        problems = remove_tree(path)
+        if problems:
+            raise OSError(f"cannot remove {path}: {problems[0]}")
     else:
         path.unlink()
+
+
+def _remove_bytecode(root: Path) -> None:
+    stack = [str(root)]
+    while stack:
+        top = stack.pop()
+        try:
+            entries = list(os.scandir(top))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                if entry.name == "__pycache__":
+                    _remove(Path(entry.path))
+                else:
+                    stack.append(entry.path)
+            elif entry.name.endswith((".pyc", ".pyo")):
+                os.unlink(entry.path)
 
 
 def _copy_into(src: Path, dst: Path) -> None:
@@ -122,17 +161,139 @@ def _copy_into(src: Path, dst: Path) -> None:
             shutil.copy2(entry.path, target)
 
 
-def _remove_tree(path: Path) -> None:
-    # A command may leave read-only directories behind; make them writable and retry.
-    def retry(func: Any, failed: str, _exc: Any) -> None:
-        try:
-            parent = os.path.dirname(failed)
-            os.chmod(parent, os.stat(parent).st_mode | stat.S_IRWXU)
-            func(failed)
-        except OSError:
-            pass
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 
-    if sys.version_info >= (3, 12):
-        shutil.rmtree(path, onexc=retry)
-    else:
-        shutil.rmtree(path, onerror=retry)
+
+def _umount(path: str) -> None:
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).umount2(path.encode(), 2)  # MNT_DETACH
+    except (OSError, AttributeError):
+        pass
+
+
+def _mounts_under(top: str) -> list[str]:
+    """Mount points strictly inside top (a bind mount of the same filesystem has the same
+    st_dev, so only the mount table tells)."""
+    try:
+        with open("/proc/self/mountinfo") as f:
+            points = [line.split()[4] for line in f]
+    except OSError:
+        return []
+    points = [p.encode().decode("unicode_escape").encode("latin-1").decode() for p in points]
+    return sorted({p for p in points if p.startswith(top.rstrip("/") + "/")}, key=len)
+
+
+def _detach_mount(fd: int) -> None:
+    _umount(f"/proc/self/fd/{fd}")
+
+
+def remove_tree(top: Path) -> list[str]:
+    """Delete a directory tree without recursion, without following symlinks and without
+    crossing into another filesystem; never raises.
+
+    Any depth (a tree thousands of directories deep, past PATH_MAX) is removed: the walk holds
+    one directory open at a time and names every entry relative to it. Directories a command
+    made unreadable are made readable first. Returns one line per entry that stayed.
+    """
+    problems: list[str] = []
+    try:
+        st = os.lstat(top)
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        return [f"{top}: {exc.strerror or exc}"]
+    if not stat.S_ISDIR(st.st_mode):
+        try:
+            os.unlink(top)
+        except OSError as exc:
+            problems.append(f"{top}: {exc.strerror or exc}")
+        return problems
+    device = st.st_dev
+    # a mount left inside (where commands could mount, or a bind made by hand): detach it
+    # instead of deleting what it shows; one that stays is never entered
+    for point in reversed(_mounts_under(os.path.realpath(top))):
+        _umount(point)
+    pinned = set(_mounts_under(os.path.realpath(top)))
+    try:
+        cur = os.open(top, _DIR_FLAGS)
+    except OSError as exc:
+        return [f"{top}: {exc.strerror or exc}"]
+    names: list[str] = []  # the path from top to cur, one name per level
+    skipped: list[set[str]] = [set()]  # per level: entries that could not be removed
+    try:
+        while True:
+            child = None
+            try:
+                entries = list(os.scandir(cur))
+            except OSError as exc:
+                problems.append(f"{'/'.join([str(top), *names])}: {exc.strerror or exc}")
+                entries = []
+            for entry in entries:
+                if entry.name in skipped[-1]:
+                    continue
+                try:
+                    is_dir = entry.is_dir(follow_symlinks=False)
+                except OSError:
+                    is_dir = False
+                if pinned and os.path.join(os.path.realpath(top), *names, entry.name) in pinned:
+                    problems.append(f"{entry.path}: a mount point that cannot be detached")
+                    skipped[-1].add(entry.name)
+                    continue
+                if not is_dir:
+                    try:
+                        os.unlink(entry.name, dir_fd=cur)
+                    except OSError as exc:
+                        problems.append(f"{entry.path}: {exc.strerror or exc}")
+                        skipped[-1].add(entry.name)
+                    continue
+                try:
+                    os.chmod(entry.name, 0o700, dir_fd=cur)  # unreadable dirs, non-root runs
+                except OSError:
+                    pass
+                try:
+                    fd = os.open(entry.name, _DIR_FLAGS, dir_fd=cur)
+                except OSError as exc:
+                    problems.append(f"{entry.path}: {exc.strerror or exc}")
+                    skipped[-1].add(entry.name)
+                    continue
+                if os.fstat(fd).st_dev != device:
+                    _detach_mount(fd)
+                    os.close(fd)
+                    try:
+                        os.rmdir(entry.name, dir_fd=cur)
+                    except OSError as exc:
+                        problems.append(f"{entry.path}: a mount point ({exc.strerror or exc})")
+                        skipped[-1].add(entry.name)
+                    continue
+                child = (entry.name, fd)
+                break
+            if child is not None:
+                os.close(cur)
+                cur = child[1]
+                names.append(child[0])
+                skipped.append(set())
+                continue
+            if not names:
+                break
+            parent = os.open("..", _DIR_FLAGS, dir_fd=cur)
+            os.close(cur)
+            cur = parent
+            name = names.pop()
+            skipped.pop()
+            try:
+                os.rmdir(name, dir_fd=cur)
+            except OSError as exc:
+                problems.append(f"{'/'.join([str(top), *names, name])}: {exc.strerror or exc}")
+                skipped[-1].add(name)
+    except OSError as exc:
+        problems.append(f"{top}: {exc.strerror or exc}")
+    finally:
+        os.close(cur)
+    if not problems:
+        try:
+            os.rmdir(top)
+        except OSError as exc:
+            problems.append(f"{top}: {exc.strerror or exc}")
+    return problems[:20]

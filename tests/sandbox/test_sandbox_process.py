@@ -194,3 +194,36 @@ def test_network_true_skips_the_namespace(tmp_path: Path) -> None:
     r = run_command("cat /proc/net/dev", tmp_path, ProcessLimits(network=True))
     names = {line.split(":")[0].strip() for line in r.output.splitlines() if ":" in line}
     assert names == {line.split(":")[0].strip() for line in host.splitlines() if ":" in line}
+
+
+def test_confinement_holds_on_kernels_without_mount_setattr(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Linux < 5.12 (Jetson's L4T kernels) lacks mount_setattr: confine.py then remounts each
+    mount read-only itself. The same wrapper with that call made to fail must confine alike."""
+    fs = isolation_report()["filesystem"]
+    if fs.startswith("none"):
+        pytest.skip(f"no filesystem confinement on this machine: {fs}")
+    import edgeagent.sandbox.confine as confine
+
+    source = Path(confine.__file__).read_text()
+    assert "SYS_MOUNT_SETATTR = 442" in source
+    old_kernel = tmp_path / "confine_without_mount_setattr.py"
+    old_kernel.write_text(source.replace("SYS_MOUNT_SETATTR = 442", "SYS_MOUNT_SETATTR = -1"))
+    monkeypatch.setattr("edgeagent.sandbox.process._CONFINE", str(old_kernel))
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    result = run_command("touch /usr/x /etc/x /x 2>&1; echo ok > f && cat f; ls /dev | wc -l",
+                         ws, FAST)
+    assert result.exit_code == 0, result.output
+    assert result.output.count("Read-only file system") == 3, result.output
+    assert "ok" in result.output and (ws / "f").exists()
+    assert not os.path.exists("/usr/x") and not os.path.exists("/x")
+
+
+def test_disk_limit_kills_the_command_with_one_observation(tmp_path: Path) -> None:
+    limits = ProcessLimits(timeout_s=20.0, disk_bytes=8 << 20)
+    result = run_command("head -c 4M /dev/zero > a; head -c 6M /dev/zero > b; sleep 5", tmp_path,
+                         limits)
+    assert result.limit_hit is not None and "more than 8 MB" in result.limit_hit
+    assert not result.timed_out and result.exit_code == 137 and result.wall_ms < 5000
