@@ -56,6 +56,8 @@ class Comparison:
     # (None: one run, or a repeat without the value), and the number of repeats
     spread: tuple[dict[str, float | None], ...] = ()
     repeats: tuple[int, ...] = ()
+    # per column after A: "equal/paired" steps with A's prompt and output token counts
+    token_agreement: tuple[str, ...] = ()
 
     def ratio(self, key: str, col: int) -> float | None:
         """Column col's value over the first column's (None when either is missing or 0)."""
@@ -257,7 +259,21 @@ def compare_runs(runs: Sequence[RunData], by_device: bool = False,
         warnings=tuple(warnings),
         task_deltas=tuple(_task_deltas(runs, labels)),
         validity=tuple(check_data(r).result for r in runs),
+        token_agreement=() if by_device else tuple(
+            _token_agreement(runs[0], r) for r in runs[1:]),
     )
+
+
+def _token_agreement(a: RunData, b: RunData) -> str:
+    """How many steps of B (paired with A's by task, attempt and step) have A's prompt and
+    output token counts: whether two runs (say in process and through a server) did the same
+    work token for token."""
+    key = lambda s: (s["task_id"], s["attempt"], s["step"])  # noqa: E731
+    mine = {key(s): s for s in a.steps}
+    paired = [(mine[key(s)], s) for s in b.steps if key(s) in mine]
+    prompt = sum(1 for x, y in paired if x["context_tokens"] == y["context_tokens"])
+    output = sum(1 for x, y in paired if x["decoded_tokens"] == y["decoded_tokens"])
+    return f"{prompt}/{len(paired)} / {output}/{len(paired)}"
 
 
 def _cell(c: Comparison, col: int, i: int) -> str:
@@ -287,11 +303,15 @@ def render_comparison(c: Comparison, fmt: str = "text") -> str:
                        for m in c.metrics[0]},
             "task_deltas": list(c.task_deltas),
             "spread_sd": [dict(s) for s in c.spread], "repeats": list(c.repeats),
+            "token_agreement_vs_first": list(c.token_agreement),
         }, indent=2, default=str)
     header = ["metric", c.labels[0]]
     for lab in c.labels[1:]:
         header += [lab, "ratio"]
     rows = [["result", c.validity[0]] + [x for v in c.validity[1:] for x in (v, "")]]
+    if c.token_agreement:
+        rows.append([f"steps with {c.labels[0]}'s tokens (prompt / output)", "-"]
+                    + [x for v in c.token_agreement for x in (v, "")])
     for i, m in enumerate(c.metrics[0]):
         row = [m.label, _cell(c, 0, i)]
         for col in range(1, len(c.labels)):

@@ -274,6 +274,17 @@ def run_metrics(data: RunData) -> list[Metric]:
     m += _latency_metrics("ttft", "TTFT", [s["ttft_ms"] for s in steps], "ms")
     m += _latency_metrics("tpot", "TPOT", [s["tpot_ms"] for s in steps
                                            if s["tpot_ms"] is not None], "ms")
+    # run-wide throughput of each phase: tokens over the time spent in it
+    prefill_ms = sum(s["prefill_ms"] for s in steps)
+    decode_ms = sum(s["decode_ms"] for s in steps)
+    m += [
+        Metric("prefill_tok_s", "prefill throughput",
+               _div(sum(s["prefill_tokens"] for s in steps), prefill_ms / 1000), "tok/s",
+               None if prefill_ms else "no prefill time", higher_is_better=True),
+        Metric("decode_tok_s", "decode throughput",
+               _div(sum(s["decoded_tokens"] for s in steps), decode_ms / 1000), "tok/s",
+               None if decode_ms else "no decode time", higher_is_better=True),
+    ]
     # energy
     energy = _sum_or_none(t.get("energy_j") for t in tasks)
     why = None if energy is not None else _energy_reason(tasks, data)

@@ -156,3 +156,23 @@ def test_by_config_pools_repeats_as_mean_and_sd(tmp_path: Path,
     line = next(x for x in capsys.readouterr().out.splitlines()
                 if x.startswith("trajectory latency mean"))
     assert "10.50 s ± 4.950" in line
+
+
+def test_token_agreement_counts_steps_with_the_first_runs_tokens(tmp_path: Path) -> None:
+    """Two runs of the same work (say in process and through a server) side by side: how many
+    paired steps have A's prompt and output token counts, and the throughput rows."""
+    import dataclasses
+
+    a = write_run(tmp_path / "a")
+    same = write_run(tmp_path / "same", slower_tasks())
+    other_tasks = [(t, [dataclasses.replace(s, decoded_tokens=s.decoded_tokens + 1)
+                        if s.step == 0 else s for s in steps]) for t, steps in default_tasks()]
+    other = write_run(tmp_path / "other", other_tasks)
+    c = compare_runs([load_run(p) for p in (a, same, other)])
+    n = len(load_run(a).steps)
+    first_steps = sum(1 for s in load_run(a).steps if s["step"] == 0)
+    assert c.token_agreement == (f"{n}/{n} / {n}/{n}",
+                                 f"{n}/{n} / {n - first_steps}/{n}")
+    keys = {m.key for m in c.metrics[0]}
+    assert {"prefill_tok_s", "decode_tok_s"} <= keys
+    assert c.ratio("decode_tok_s", 1) == pytest.approx(1.0)  # same tokens over the same time
