@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 from ..errors import UserError
@@ -19,7 +20,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         description="Summarise a run: per-task outcome, steps, wall time, tokens, the "
         "prefill/decode/tool split, task-level metrics and the validity verdict.")
     p.add_argument("run_dir", type=Path, help="a run directory made by `edgeagent run`")
-    p.add_argument("--format", default="text", choices=FORMATS, help="output format (text)")
+    p.add_argument("--format", choices=FORMATS,
+                   help="output format (default: from the -o file's suffix, else text)")
     p.add_argument("--bandwidth-gbs", type=float, metavar="GB/S",
                    help="measured memory bandwidth, for the decode roofline efficiency")
     p.add_argument("-o", "--output", type=Path, help="write to this file instead of stdout")
@@ -34,8 +36,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    help="device: pool runs of one device into a column (never an "
                    "estimated-energy run with a measured or unmetered one); config: repeats "
                    "of one configuration in one column, each metric as mean ± sd")
-    c.add_argument("--format", default="text", choices=COMPARE_FORMATS,
-                   help="output format (text); columns are A, B, ... with a legend line each")
+    c.add_argument("--format", choices=COMPARE_FORMATS,
+                   help="output format (default: from the -o file's suffix, else text); "
+                   "columns are A, B, ... with a legend line each")
     c.add_argument("-o", "--output", type=Path, help="write to this file instead of stdout")
     c.add_argument("--bandwidth-gbs", type=float, metavar="GB/S",
                    help="measured memory bandwidth, for the decode roofline efficiency")
@@ -55,37 +58,42 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     k.set_defaults(func=_cmd_check)
 
 
-def _cmd_report(args: argparse.Namespace) -> int:
-    from ..results.formats import render
+def output_format(given: str | None, output: Path | None, formats: Sequence[str]) -> str:
+    """--format when given; else the -o file's suffix when it names a format (r.html ->
+    html, r.md -> md), so `report RUN -o r.html` writes HTML, not text; else text."""
+    if given:
+        return given
+    suffix = output.suffix.lstrip(".").lower() if output else ""
+    return suffix if suffix in formats and suffix != "text" else "text"
 
-    text = render(args.run_dir, args.format, args.bandwidth_gbs)
-    if args.output:
-        try:
-            args.output.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            raise UserError(f"cannot write {args.output}: {exc.strerror or exc} "
-                            "(choose another --output)") from exc
-        print(f"wrote {args.output}")
-    else:
+
+def _write_or_print(text: str, output: Path | None) -> None:
+    if output is None:
         print(text)
+        return
+    try:
+        output.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"cannot write {output}: {exc.strerror or exc} "
+                        "(choose another --output)") from exc
+    print(f"wrote {output}")
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from ..results.formats import FORMATS, render
+
+    fmt = output_format(args.format, args.output, FORMATS)
+    _write_or_print(render(args.run_dir, fmt, args.bandwidth_gbs), args.output)
     return 0
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    from ..results.compare import compare_dirs
+    from ..results.compare import FORMATS, compare_dirs
 
     if args.bandwidth_gbs is not None and args.bandwidth_gbs <= 0:
         raise UserError("--bandwidth-gbs must be a positive number of GB/s")
-    text = compare_dirs(args.run_dirs, args.by, args.format, args.bandwidth_gbs)
-    if args.output:
-        try:
-            args.output.write_text(text + "\n", encoding="utf-8")
-        except OSError as exc:
-            raise UserError(f"cannot write {args.output}: {exc.strerror or exc} "
-                            "(choose another --output)") from exc
-        print(f"wrote {args.output}")
-    else:
-        print(text)
+    fmt = output_format(args.format, args.output, FORMATS)
+    _write_or_print(compare_dirs(args.run_dirs, args.by, fmt, args.bandwidth_gbs), args.output)
     return 0
 
 

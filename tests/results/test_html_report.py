@@ -85,3 +85,20 @@ def test_metric_definitions_are_a_link(metered: str) -> None:
                      re.S)
     first = (ROOT / "docs" / "metrics.md").read_text(encoding="utf-8").splitlines()[0]
     assert defs and first in defs.group(1)
+
+
+def test_report_infers_the_format_from_the_output_suffix(tmp_path: Path) -> None:
+    """`report RUN -o r.html` without --format writes HTML (it wrote plain text into the
+    .html file); -o r.md writes markdown; --format still wins."""
+    from run_fixture import write_run
+
+    from edgeagent import cli
+
+    run_dir = write_run(tmp_path / "run")
+    html_out, md_out, forced = tmp_path / "r.html", tmp_path / "r.md", tmp_path / "f.html"
+    assert cli.main(["report", str(run_dir), "-o", str(html_out)]) == 0
+    assert html_out.read_text().lstrip().lower().startswith("<!doctype html>")
+    assert cli.main(["report", str(run_dir), "-o", str(md_out)]) == 0
+    assert md_out.read_text().lstrip().startswith("#") or "|" in md_out.read_text()
+    assert cli.main(["report", str(run_dir), "--format", "text", "-o", str(forced)]) == 0
+    assert not forced.read_text().lstrip().lower().startswith("<!doctype")
