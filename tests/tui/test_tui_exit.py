@@ -57,8 +57,13 @@ def _run_in_tmux(tmp_path: Path, args: list[str], stop_early: bool) -> tuple[int
 
 def test_q_stops_safely_and_prints_the_resume_hint(tiny_model_path: Path,
                                                   tmp_path: Path) -> None:
-    code, err = _run_in_tmux(tmp_path, ["--model", str(tiny_model_path), "--task", "fix-add",
-                                        "--max-steps", "200", "--out", str(tmp_path / "runs"),
+    # a run that lasts: the random-weight model's replies are format errors, which would
+    # otherwise end the task after 3 in a row, before `q` arrives
+    config = tmp_path / "run.yaml"
+    config.write_text("max_format_errors: 10000\n")
+    code, err = _run_in_tmux(tmp_path, ["--config", str(config), "--model", str(tiny_model_path),
+                                        "--task", "fix-add", "--max-steps", "400",
+                                        "--out", str(tmp_path / "runs"),
                                         "--max-new-tokens", "16"], stop_early=True)
     assert code == 130, err
     run_dir = next((tmp_path / "runs").iterdir())
