@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import sys
+from pathlib import Path
 from typing import TextIO
 
 from .events import (
@@ -127,16 +128,20 @@ class VerdictPrinter:
         if isinstance(event, RunStarted):
             self.run_dir = event.run_dir
         elif isinstance(event, RunFinished) and self.run_dir:
-            from .results.validity import check_run, verdict_lines
-
-            try:
-                verdict = check_run(self.run_dir)
-                lines = verdict_lines(verdict)
-                self.exit_code = verdict.exit_code()
-            except Exception as exc:  # noqa: BLE001 - a failed check must not fail the run
-                lines = [f"check not made: {exc}"]
-                self.exit_code = 1
+            lines, self.exit_code = run_verdict(self.run_dir)
             print("\n".join(lines), file=self.stream, flush=True)
+
+
+def run_verdict(run_dir: str | Path) -> tuple[list[str], int]:
+    """`edgeagent check`'s lines and exit code for a finished run; a check that cannot be
+    made is one line and exit code 1, never an exception (it must not fail the run)."""
+    from .results.validity import check_run, verdict_lines
+
+    try:
+        verdict = check_run(run_dir)
+        return verdict_lines(verdict), verdict.exit_code()
+    except Exception as exc:  # noqa: BLE001 - a failed check must not fail the run
+        return [f"check not made: {exc}"], 1
 
 
 def resume_hint(run_dir: str | None) -> str:

@@ -8,7 +8,7 @@ from pathlib import Path
 from ..errors import UserError
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parsers(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "doctor", help="what this machine can do for a run, and what to fix",
         description="Check Python and packages, the llama.cpp build (CPU features, GPU "

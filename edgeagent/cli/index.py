@@ -10,7 +10,7 @@ from pathlib import Path
 from ..errors import UserError
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parsers(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "index", help="build (or reuse) a directory's retrieval index and query it",
         description="Index a directory with on-device embeddings + BM25 (cached by content) "

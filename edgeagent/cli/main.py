@@ -28,10 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
         dest="command", metavar="COMMAND")  # argparse lists each with its help
     sub.required = True
     for group in COMMAND_GROUPS:
-        if hasattr(group, "add_parsers"):
-            group.add_parsers(sub)
-        else:
-            group.add_parser(sub)
+        group.add_parsers(sub)
     return parser
 
 

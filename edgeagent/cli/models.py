@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parsers(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("models", help="list known models or pull one",
                        description="Known models, whether they are present, and fetching.")
     msub = p.add_subparsers(dest="models_cmd", metavar="{list,pull}")

@@ -24,7 +24,7 @@ RUN_KEYS = ("suite", "tasks", "out", "max_steps", "max_context_tokens", "max_new
             "wall_s", "baseline_s", "retrieval")
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parsers(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "run",
         help="run the agent live over a task suite and record every step",

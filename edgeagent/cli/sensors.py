@@ -10,7 +10,7 @@ from typing import Any
 from ..errors import UserError
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parsers(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "sensors", help="list power sources, their scope and a live reading",
         description="Discover every power source (RAPL, Jetson INA3221, battery, NVML, hwmon, "

@@ -26,7 +26,7 @@ from ..suite import (
 # --------------------------------------------------------------------------- commands
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parsers(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("tasks", help="list, show or validate task suites",
                        description="Inspect task suites.")
     tsub = p.add_subparsers(dest="tasks_cmd", metavar="{list,show,validate}")

@@ -10,7 +10,7 @@ from ..errors import UserError
 from ..tui.launch import tui_available
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parsers(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "view", help="browse stored runs in the terminal (tasks, steps, charts, compare)",
         description="Browse past runs: pick a run, a task, a step; read the full action and "

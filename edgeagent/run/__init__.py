@@ -9,5 +9,5 @@ __all__, __getattr__ = lazy_exports(__name__, {
     "replay": ("ReplayResult", "ReplaySource", "SandboxExecutor", "default_dataset",
                "execute_replay"),
     "session": ("RunSession", "StepCollector", "build_provenance", "check_out_writable",
-                "sample_interval"),
+                "sample_interval", "step_totals"),
 })

@@ -29,7 +29,13 @@ from ..sandbox.process import ProcessLimits
 from ..sandbox.tools import Toolbox
 from ..sandbox.workspace import Workspace
 from ..suite import load_suite, suites_root
-from .session import RunSession, build_provenance, check_out_writable, device_provenance
+from .session import (
+    RunSession,
+    build_provenance,
+    check_out_writable,
+    device_provenance,
+    step_totals,
+)
 
 
 def default_dataset() -> Path:
@@ -103,12 +109,7 @@ def _task_record(result: ConversationResult, steps: list[StepRecord], wall_ms: f
         outcome="replayed" if result.termination == "completed" else "invalid",
         termination=result.termination, steps=len(steps), wall_ms=wall_ms,
         context_tokens_final=max((s.context_tokens + s.decoded_tokens for s in steps), default=0),
-        prefill_tokens=sum(s.prefill_tokens for s in steps),
-        decoded_tokens=sum(s.decoded_tokens for s in steps),
-        reused_tokens=sum(s.reused_tokens for s in steps),
-        prefill_ms=sum(s.prefill_ms for s in steps), decode_ms=sum(s.decode_ms for s in steps),
-        tool_ms=sum(s.tool_ms for s in steps),
-        format_errors=sum(1 for s in steps if s.format_error),
+        **step_totals(steps),
         energy_j=energy, energy_null_reason=reason,
         grading_output=(f"inline score {score:.4f}" if score is not None else "no turn")
         + (f"; {dropped} dropped turn(s)" if dropped else ""),

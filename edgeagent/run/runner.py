@@ -36,6 +36,7 @@ from .session import (
     check_out_writable,
     device_provenance,
     failure_reason,
+    step_totals,
 )
 
 # exit codes of a shell that could not start the command at all
@@ -90,13 +91,7 @@ def _task_record(
         steps=len(steps),
         wall_ms=wall_ms,
         context_tokens_final=loop.final_context_tokens,
-        prefill_tokens=sum(s.prefill_tokens for s in steps),
-        decoded_tokens=sum(s.decoded_tokens for s in steps),
-        reused_tokens=sum(s.reused_tokens for s in steps),
-        prefill_ms=sum(s.prefill_ms for s in steps),
-        decode_ms=sum(s.decode_ms for s in steps),
-        tool_ms=sum(s.tool_ms for s in steps),
-        format_errors=sum(1 for s in steps if s.format_error),
+        **step_totals(steps),
         energy_j=energy,
         energy_null_reason=reason,
         grading_output=graded.output[-4000:] if graded else "not graded: " + loop.termination,

@@ -58,6 +58,19 @@ class StepCollector:
             self.tasks.append(event)
 
 
+def step_totals(steps: Sequence[StepRecord]) -> dict[str, Any]:
+    """A task record's token and time totals over its steps (live, replayed or cut short)."""
+    return {
+        "prefill_tokens": sum(s.prefill_tokens for s in steps),
+        "decoded_tokens": sum(s.decoded_tokens for s in steps),
+        "reused_tokens": sum(s.reused_tokens for s in steps),
+        "prefill_ms": sum(s.prefill_ms for s in steps),
+        "decode_ms": sum(s.decode_ms for s in steps),
+        "tool_ms": sum(s.tool_ms for s in steps),
+        "format_errors": sum(1 for s in steps if s.format_error),
+    }
+
+
 def check_out_writable(out: Path) -> None:
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -165,12 +178,7 @@ class RunSession:
             task_id=task_id, attempt=attempt, outcome="unresolved", termination="interrupted",
             steps=len(steps), wall_ms=wall_ms,
             context_tokens_final=max((s.context_tokens for s in steps), default=0),
-            prefill_tokens=sum(s.prefill_tokens for s in steps),
-            decoded_tokens=sum(s.decoded_tokens for s in steps),
-            reused_tokens=sum(s.reused_tokens for s in steps),
-            prefill_ms=sum(s.prefill_ms for s in steps),
-            decode_ms=sum(s.decode_ms for s in steps), tool_ms=sum(s.tool_ms for s in steps),
-            format_errors=sum(1 for s in steps if s.format_error), energy_j=None,
+            **step_totals(steps), energy_j=None,
             energy_null_reason="the task did not finish", grading_output="not graded: " + why,
             error=why,
         )

@@ -25,7 +25,7 @@ def run_in_tui(config: RunConfig, resume_dir: Path | None = None) -> int:
     """`edgeagent run` with the live dashboard; the same run, results and exit codes as the
     console printer. A user error raised inside the run is re-raised here, after the screen
     is restored, so it prints as one line like everywhere else."""
-    from ..console import resume_hint, summary_lines, task_line
+    from ..console import resume_hint, run_verdict, summary_lines, task_line
     from ..models import resolve_model
     from ..run import execute_run
     from ..suite import load_suite, select_tasks
@@ -65,7 +65,7 @@ def run_in_tui(config: RunConfig, resume_dir: Path | None = None) -> int:
     run_dir = outcome.result.run_dir
     for record in outcome.result.tasks:
         print(task_line(record))
-    lines, verdict_code = _verdict(run_dir)
+    lines, verdict_code = run_verdict(run_dir)
     print("\n".join(lines))
     if app.state.finished is not None:
         for line in summary_lines(app.state.finished, str(run_dir)):
@@ -74,14 +74,3 @@ def run_in_tui(config: RunConfig, resume_dir: Path | None = None) -> int:
         print(f"interrupted{resume_hint(str(run_dir))}", file=sys.stderr)
         return code
     return verdict_code  # as `edgeagent check` gives it, like the headless path
-
-
-def _verdict(run_dir: Path) -> tuple[list[str], int]:
-    """The run's check as the headless printer shows it, and its exit code."""
-    try:
-        from ..results.validity import check_run, verdict_lines
-
-        verdict = check_run(run_dir)
-        return verdict_lines(verdict), verdict.exit_code()
-    except Exception as exc:  # noqa: BLE001 - a failed check must not fail the run
-        return [f"check not made: {exc}"], 1
