@@ -11,9 +11,12 @@
   query so background load hits all alike; `knn_vs_numpy` is the ratio of the p50s (issue 23:
   <= 2.0 at 10k), `hybrid_ms.p50` the hybrid query (<= 10 ms at 10k), and `same_neighbours`
   says whether the matrix and vec0 returned the same ids in the same order for every query;
+  BM25 alone (the hybrid query's 50 candidates) in memory vs FTS5's bm25(), with
+  `same_text_ranks` (the same ids in the same order for every query);
 - recall@10 and MRR of hybrid vs vector-only vs BM25-only on a labelled query set over the
   edgeagent source (LABELLED below: query -> file and the function/class that answers it),
-  with the matrix KNN and again with vec0 (`unchanged_vs_vec0`).
+  with the in-memory matrix and BM25 and again with vec0 and FTS5 (`unchanged_vs_vec0`: the
+  same rank for every query in every mode).
 
 BLAS runs one thread unless OPENBLAS_NUM_THREADS (or OMP_/MKL_NUM_THREADS) says otherwise, so
 the KNN figures are single-thread figures as in issue 23; the environment that steers OpenBLAS
@@ -45,7 +48,7 @@ sys.path.insert(0, str(ROOT))
 
 from edgeagent.retrieval.chunker import Chunk, chunk_text, list_files, read_source  # noqa: E402
 from edgeagent.retrieval.embedder import Embedder, session_options  # noqa: E402
-from edgeagent.retrieval.index import Index  # noqa: E402
+from edgeagent.retrieval.index import CANDIDATES, Index  # noqa: E402
 from edgeagent.retrieval.registry import resolve_embedding_model  # noqa: E402
 from edgeagent.retrieval.service import RetrievalService  # noqa: E402
 
@@ -239,7 +242,11 @@ def bench_queries(embedder: Embedder, base: list[Chunk], sizes: list[int], n_q: 
             t = time.perf_counter()
             index.load_vectors()
             load_s = time.perf_counter() - t
-            row: dict = {"insert_ms": insert_s * 1000, "matrix_load_ms": load_s * 1000}
+            t = time.perf_counter()
+            index.load_text()
+            text_load_s = time.perf_counter() - t
+            row: dict = {"insert_ms": insert_s * 1000, "matrix_load_ms": load_s * 1000,
+                         "bm25_load_ms": text_load_s * 1000}
             # the brute-force reference: the same vectors as one float32 matrix in numpy
             matrix = np.ascontiguousarray(vectors)
             paths = ("numpy_product", "numpy_topk", "knn_matrix", "knn_vec0")
@@ -285,6 +292,18 @@ def bench_queries(embedder: Embedder, base: list[Chunk], sizes: list[int], n_q: 
             for mode in modes:
                 row[f"{mode}_ms"] = _ms(wall_mode[mode])
                 row[f"{mode}_cpu_ms"] = _ms(cpu_mode[mode])
+            # BM25 alone, the hybrid query's candidate pool: in memory vs FTS5's own bm25()
+            bm25: dict[str, list[float]] = {"bm25_memory": [], "bm25_fts5": []}
+            same_text = True
+            for i in range(n_q):
+                query = queries[i % len(queries)]
+                ms, _, got = _timed(index.text_ranked, query, CANDIDATES)
+                bm25["bm25_memory"].append(ms)
+                ms, _, ref = _timed(index.text_ranked_fts5, query, CANDIDATES)
+                bm25["bm25_fts5"].append(ms)
+                same_text = same_text and [c for c, _ in got] == [c for c, _ in ref]
+            row.update({f"{m}_ms": _ms(v) for m, v in bm25.items()})
+            row["same_text_ranks"] = same_text
             out["sizes"][str(size)] = row
             index.close()
     out["note"] = ("knn_vs_numpy = p50 of Index.vector_ranked (in-memory matrix: product, "
@@ -310,19 +329,20 @@ def target_span(src: Path, path: str, symbol: str) -> tuple[int, int]:
 def bench_recall(embedder: Embedder, src: Path, cache: Path,
                  labelled: list[tuple[str, str, str]] | None = None) -> dict:
     """Recall with the matrix KNN, and whether vec0 gives exactly the same ranks."""
-    res = recall_of(embedder, src, cache, labelled, "matrix")
-    ref = recall_of(embedder, src, cache, labelled, "vec0")
+    res = recall_of(embedder, src, cache, labelled, "matrix", "memory")
+    ref = recall_of(embedder, src, cache, labelled, "vec0", "fts5")
     res["unchanged_vs_vec0"] = res["ranks"] == ref["ranks"]
     return res
 
 
 def recall_of(embedder: Embedder, src: Path, cache: Path,
-              labelled: list[tuple[str, str, str]] | None, knn: str) -> dict:
+              labelled: list[tuple[str, str, str]] | None, knn: str, text: str) -> dict:
     labelled = LABELLED if labelled is None else labelled
-    svc = RetrievalService(cache_dir=cache, embedder=embedder, knn=knn)
+    svc = RetrievalService(cache_dir=cache, embedder=embedder, knn=knn, text=text)
     r = svc.retriever(src)
     cached = r.open()
-    res: dict = {"queries": len(labelled), "repo": str(src), "index_cached": cached, "knn": knn}
+    res: dict = {"queries": len(labelled), "repo": str(src), "index_cached": cached, "knn": knn,
+                 "text": text}
     ranks: dict[str, list] = {}
     for mode in ("hybrid", "vector", "text"):
         found, rr = 0, 0.0
@@ -400,7 +420,7 @@ def main() -> int:
             report["query_latency_spread"] = {
                 str(size): {key: [r["sizes"][str(size)][key] for r in runs] for key in (
                     "knn_vs_numpy", "knn_vs_numpy_topk", "knn_vs_numpy_cpu", "vec0_vs_numpy",
-                    "same_neighbours")}
+                    "same_neighbours", "same_text_ranks")}
                 | {f"hybrid{c}_ms_p50": [r["sizes"][str(size)][f"hybrid{c}_ms"]["p50"]
                                          for r in runs] for c in ("", "_cpu")}
                 for size in sizes}

@@ -7,6 +7,10 @@ query needs it and kept in step with every insert and delete after that. vec0's 
 costs about ten times a numpy product at 10k x 384 (issue 23); the table stays the durable
 copy and the reference (`knn="vec0"` queries it, for tests and benches). The matrix costs
 4 x dims bytes per chunk (15 MB at 10k x 384).
+
+BM25 likewise runs in memory (bm25.py, scored as FTS5 scores), read from the chunks table the
+first time a text query needs it; the FTS5 table stays the durable copy and the reference
+(`text="fts5"`).
 """
 
 from __future__ import annotations
@@ -19,9 +23,11 @@ from typing import Any
 
 import numpy as np
 
+from .bm25 import BM25Index
 from .chunker import Chunk
 
 KNN_BACKENDS = ("matrix", "vec0")  # the in-memory matrix (default), sqlite-vec's scan
+TEXT_BACKENDS = ("memory", "fts5")  # in-memory BM25 (default), FTS5's own bm25()
 RRF_K = 60  # the constant of Cormack et al.; damps the weight of the very top ranks
 CANDIDATES = 50  # per ranker, before fusion
 
@@ -127,9 +133,9 @@ def _unit_rows(rows: np.ndarray) -> np.ndarray:
 _WORD = re.compile(r"[A-Za-z0-9]+")
 
 
-def fts_query(text: str) -> str | None:
-    """Free text -> an FTS5 OR query of its words (quoted: no FTS syntax can leak in);
-    snake_case and camelCase identifiers also match their parts."""
+def query_terms(text: str) -> list[str]:
+    """Free text -> its distinct lower-case words; snake_case and camelCase identifiers also
+    give their parts."""
     words: list[str] = []
     for raw in _WORD.findall(text):
         parts = re.findall(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])", raw) or [raw]
@@ -137,17 +143,28 @@ def fts_query(text: str) -> str | None:
             w = w.lower()
             if w not in words:
                 words.append(w)
-    return " OR ".join(f'"{w}"' for w in words) or None
+    return words
+
+
+def fts_query(text: str) -> str | None:
+    """Free text -> an FTS5 OR query of its words (quoted: no FTS syntax can leak in)."""
+    return " OR ".join(f'"{w}"' for w in query_terms(text)) or None
 
 
 class Index:
-    def __init__(self, path: Path | str, dims: int, *, knn: str = "matrix") -> None:
+    def __init__(
+        self, path: Path | str, dims: int, *, knn: str = "matrix", text: str = "memory"
+    ) -> None:
         if knn not in KNN_BACKENDS:
             raise ValueError(f"knn must be one of {KNN_BACKENDS}, not {knn!r}")
+        if text not in TEXT_BACKENDS:
+            raise ValueError(f"text must be one of {TEXT_BACKENDS}, not {text!r}")
         self.path = Path(path)
         self.dims = dims
         self.knn = knn
+        self.text = text
         self._matrix: VectorMatrix | None = None  # read from vec0 on first use
+        self._bm25: BM25Index | None = None  # read from the chunks table on first use
         self.conn = connect(self.path)
         self.conn.executescript(f"""
             PRAGMA journal_mode = MEMORY;
@@ -167,6 +184,17 @@ class Index:
     def close(self) -> None:
         self.conn.close()
         self._matrix = None
+        self._bm25 = None
+
+    def load_text(self) -> BM25Index:
+        """The in-memory BM25 index, built from the chunks table once (Retriever.open does it
+        up front, as it does the vectors)."""
+        if self._bm25 is None:
+            bm25 = BM25Index()
+            for rowid, path, text in self.conn.execute("SELECT id, path, text FROM chunks"):
+                bm25.add(rowid, path, text)
+            self._bm25 = bm25
+        return self._bm25
 
     def load_vectors(self) -> VectorMatrix:
         """The in-memory matrix, read from the vec0 table once (Retriever.open does it up
@@ -235,6 +263,8 @@ class Index:
             )
             if self._matrix is not None:
                 self._matrix.add(rowid, vectors[i])
+            if self._bm25 is not None:
+                self._bm25.add(rowid, c.path, c.text)
             self.conn.execute(
                 "INSERT INTO fts_chunks (rowid, path, text) VALUES (?, ?, ?)",
                 (rowid, c.path, c.text),
@@ -252,6 +282,8 @@ class Index:
         self.conn.execute("DELETE FROM files WHERE path = ?", (path,))
         if self._matrix is not None:
             self._matrix.remove(ids)
+        if self._bm25 is not None:
+            self._bm25.remove(ids)
         if commit:
             self.conn.commit()
 
@@ -285,12 +317,19 @@ class Index:
 
     def text_ranked(self, query: str, k: int) -> list[tuple[int, float]]:
         """(chunk id, bm25) best first; FTS5's bm25() is lower-is-better."""
+        if self.text == "memory":
+            return self.load_text().ranked(query_terms(query), k)
+        return self.text_ranked_fts5(query, k)
+
+    def text_ranked_fts5(self, query: str, k: int) -> list[tuple[int, float]]:
+        """The same ranking from FTS5 (the reference the in-memory index must match); equal
+        scores by id, as the in-memory index orders them."""
         match = fts_query(query)
         if match is None:
             return []
         rows = self.conn.execute(
             "SELECT rowid, bm25(fts_chunks) AS s FROM fts_chunks WHERE fts_chunks MATCH ? "
-            "ORDER BY s LIMIT ?",
+            "ORDER BY s, rowid LIMIT ?",
             (match, k),
         )
         return [(r[0], r[1]) for r in rows]

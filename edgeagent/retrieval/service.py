@@ -57,6 +57,7 @@ class RetrievalService:
         reranker: Reranker | None = None,
         embedder=None,  # an Embedder already loaded (tests and benches share one)
         knn: str = "matrix",  # index.KNN_BACKENDS: the in-memory matrix, or vec0's own scan
+        text: str = "memory",  # index.TEXT_BACKENDS: in-memory BM25, or FTS5's own bm25()
     ) -> None:
         self.model = model
         self.threads = threads
@@ -64,6 +65,7 @@ class RetrievalService:
         self.reranker = reranker
         self._embedder = embedder
         self.knn = knn
+        self.text = text
         self.load_ms: float | None = None
 
     def load(self) -> None:
@@ -93,6 +95,7 @@ class RetrievalService:
             "threads": self.threads,
             "reranker": getattr(self.reranker, "name", None),
             "knn": self.knn,
+            "text": self.text,
             "model_load_ms": self.load_ms,
             "index_cache_dir": str(self.cache_dir),
         }
@@ -144,9 +147,13 @@ class Retriever:
         self._work_dir = Path(tempfile.mkdtemp(prefix="edgeagent-index-"))
         work = self._work_dir / "index.sqlite"
         shutil.copyfile(self.cache_path, work)
-        self.index = Index(work, self.service.embedder.dims, knn=self.service.knn)
-        if self.service.knn == "matrix":  # read while opening rather than on the first query
+        self.index = Index(work, self.service.embedder.dims, knn=self.service.knn,
+                           text=self.service.text)
+        # read while opening rather than on the first query
+        if self.service.knn == "matrix":
             self.index.load_vectors()
+        if self.service.text == "memory":
+            self.index.load_text()
         for rel, src in sources.items():  # this copy of the repository has its own mtimes
             self.index.touch_file(rel, src.size, src.mtime_ns)
         self.index.conn.commit()

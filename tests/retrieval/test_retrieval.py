@@ -218,6 +218,51 @@ def test_matrix_knn_returns_the_same_neighbours_as_vec0_through_edits(tmp_path: 
     reopened.close()
 
 
+def _same_text_ranks(index, queries, k: int) -> None:
+    """In-memory BM25 and FTS5's bm25(): the same ids in the same order, the same scores."""
+    for q in queries:
+        got, ref = index.text_ranked(q, k), index.text_ranked_fts5(q, k)
+        assert [cid for cid, _ in got] == [cid for cid, _ in ref], q
+        np.testing.assert_allclose([s for _, s in got], [s for _, s in ref], rtol=1e-12)
+
+
+def test_memory_bm25_ranks_as_fts5_on_real_code_through_edits(tmp_path: Path) -> None:
+    """Chunks of the project's own source (identifiers, snake_case, prose, unicode), queried
+    with words that are common, rare and absent, before and after files are re-indexed."""
+    from edgeagent.retrieval.chunker import chunk_text
+    from edgeagent.retrieval.index import Index
+
+    root = Path(__file__).resolve().parents[2] / "edgeagent"
+    files = sorted(root.rglob("*.py"))[:60]
+    index = Index(tmp_path / "bm25.sqlite", 4)
+    assert index.text == "memory"
+    zero = np.zeros(4, dtype=np.float32)
+    for f in files:
+        rel = str(f.relative_to(root))
+        chunks = chunk_text(rel, f.read_text())
+        index.put_file(rel, "sha", 1, 1, chunks, np.stack([zero] * len(chunks)) if chunks
+                       else None)
+    queries = ["parse the config value", "def __init__ self", "KV cache bytes per step",
+               "energy_per_task joules", "UserError exit code 2", "numpy argpartition",
+               "nothing_matches_this_zzz", "return", "fts5 bm25 rank", "café naïve"]
+    _same_text_ranks(index, queries, 10)
+    _same_text_ranks(index, queries, 50)
+    _same_text_ranks(index, queries, 100_000)  # every match: the whole order agrees
+
+    for f in files[::4]:  # the agent edits files: removed, re-indexed with other text
+        index.remove_file(str(f.relative_to(root)))
+    rel = str(files[1].relative_to(root))
+    chunks = chunk_text(rel, "def parse_config_value(raw):\n    return raw  # café\n")
+    index.put_file(rel, "sha2", 2, 2, chunks, np.stack([zero] * len(chunks)))
+    _same_text_ranks(index, queries, 10)
+    _same_text_ranks(index, queries, 100_000)
+    index.close()
+
+    reopened = Index(tmp_path / "bm25.sqlite", 4)  # rebuilt from the chunks table
+    _same_text_ranks(reopened, queries, 20)
+    reopened.close()
+
+
 def test_retriever_knn_backends_rank_alike_after_an_edit(embedder, tmp_path: Path) -> None:
     from edgeagent.retrieval.service import RetrievalService
 
