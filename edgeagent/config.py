@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 
 from .errors import ConfigError
+from .agent.stuck import DEFAULT_STUCK_AFTER
 from .models import DEFAULT_MODEL
 from .safe_yaml import NoAliasLoader
 
@@ -33,6 +34,9 @@ class RunConfig:
     max_new_tokens: int = 384
     observation_tokens: int = 1024
     grammar: bool = True
+    # the stuck rule (agent/stuck.py): this many consecutive identical calls with the same
+    # outcome end a task as `stuck`; 0 disables it
+    stuck_after: int = DEFAULT_STUCK_AFTER
     # engine
     n_ctx: int = 8192
     threads: int | None = None

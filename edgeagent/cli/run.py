@@ -21,7 +21,7 @@ from .common import (
 )
 
 RUN_KEYS = ("suite", "tasks", "out", "max_steps", "max_context_tokens", "max_new_tokens",
-            "wall_s", "baseline_s", "retrieval")
+            "wall_s", "baseline_s", "retrieval", "stuck_after")
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -40,6 +40,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-context-tokens", type=int, help="context limit per task")
     p.add_argument("--max-new-tokens", type=int, help="generation budget per step")
     p.add_argument("--wall-s", type=float, help="wall-time limit per task, seconds")
+    p.add_argument("--stuck-after", type=int, metavar="N",
+                   help="end a task as `stuck` after N consecutive identical calls with the "
+                   "same outcome (default 4; 0 disables)")
     add_engine_flags(p)
     add_meter_flags(p)
     p.add_argument("--baseline-s", type=float, metavar="SECONDS",

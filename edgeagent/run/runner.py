@@ -136,6 +136,7 @@ def run_task(
         max_new_tokens=config.max_new_tokens,
         observation_tokens=config.observation_tokens,
         use_grammar=config.grammar,
+        stuck_after=config.stuck_after,
     )
     process_limits = _process_limits(task, config)
     t0 = time.monotonic_ns()

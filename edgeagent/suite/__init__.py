@@ -40,6 +40,8 @@ from .load import bundled_suite_names, load_oracle, load_suite, select_tasks, su
 from .schema import (
     DEFAULT_COMMAND_TIMEOUT_S,
     DEFAULT_TEST_TIMEOUT_S,
+    GRADED_TIERS,
+    GUIDED_TIER,
     HIDDEN_TESTS_DIR,
     ORACLE_FILE,
     REPO_DIR,
@@ -55,6 +57,7 @@ from .schema import (
     TestOutcome,
     ValidationResult,
 )
+from .stated_fix import fix_stated_in_issue, quoted_replacement
 from .validate import ContextProbe, validate_task
 
 __all__ = [
@@ -68,6 +71,8 @@ __all__ = [
     # schema
     "DEFAULT_COMMAND_TIMEOUT_S",
     "DEFAULT_TEST_TIMEOUT_S",
+    "GRADED_TIERS",
+    "GUIDED_TIER",
     "HIDDEN_TESTS_DIR",
     "ORACLE_FILE",
     "REPO_DIR",
@@ -94,6 +99,9 @@ __all__ = [
     # validate
     "ContextProbe",
     "validate_task",
+    # stated_fix
+    "fix_stated_in_issue",
+    "quoted_replacement",
     # context
     "OBSERVATION_TOKENS",
     "ContextEstimate",
