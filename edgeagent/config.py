@@ -13,8 +13,8 @@ from typing import Any
 
 import yaml
 
-from .errors import ConfigError
 from .agent.stuck import DEFAULT_STUCK_AFTER
+from .errors import ConfigError
 from .models import DEFAULT_MODEL
 from .safe_yaml import NoAliasLoader
 

@@ -13,8 +13,8 @@ from edgeagent.sandbox.workspace import Workspace
 
 from .grading import grade, output_tail
 from .load import load_oracle
-from .stated_fix import fix_stated_in_issue
 from .schema import REPO_DIR, Grade, OracleStep, Task, ValidationResult
+from .stated_fix import fix_stated_in_issue
 
 
 class ContextProbe:
