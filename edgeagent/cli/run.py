@@ -11,11 +11,13 @@ from .common import (
     ENDPOINT_KEYS,
     ENGINE_KEYS,
     METER_KEYS,
+    SAMPLING_KEYS,
     SPEC_KEYS,
     StopFlag,
     add_endpoint_flags,
     add_engine_flags,
     add_meter_flags,
+    add_sampling_flags,
     add_spec_flags,
     overrides,
 )
@@ -44,6 +46,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    help="end a task as `stuck` after N consecutive identical calls with the "
                    "same outcome (default 4; 0 disables)")
     add_engine_flags(p)
+    add_sampling_flags(p)
     add_meter_flags(p)
     p.add_argument("--baseline-s", type=float, metavar="SECONDS",
                    help="measure idle power this long before the first task, for net energy")
@@ -67,7 +70,8 @@ def run_command(args: argparse.Namespace) -> int:
     from ..console import ConsolePrinter, JsonPrinter, VerdictPrinter, resume_hint
     from ..run import execute_run
 
-    given = overrides(args, *ENGINE_KEYS, *RUN_KEYS, *METER_KEYS, *SPEC_KEYS, *ENDPOINT_KEYS)
+    given = overrides(args, *ENGINE_KEYS, *RUN_KEYS, *METER_KEYS, *SPEC_KEYS, *ENDPOINT_KEYS,
+                      *SAMPLING_KEYS)
     resume_dir = args.resume
     if resume_dir is not None:
         from ..results.resume import resume_config

@@ -172,7 +172,9 @@ def _task_deltas(runs: Sequence[RunData], labels: Sequence[str]) -> list[dict[st
             out.append({
                 "task_id": t["task_id"], "vs": labels[col], "column": col,
                 "outcome": f"{a['outcome']} -> {t['outcome']}",
-                "termination": f"{a['termination']} -> {t['termination']}",
+                # one word when unchanged: the table stays narrow
+                "termination": a["termination"] if a["termination"] == t["termination"]
+                else f"{a['termination']} -> {t['termination']}",
                 "wall_s_a": a["wall_ms"] / 1000, "wall_s_b": t["wall_ms"] / 1000,
                 "wall_s_delta": (t["wall_ms"] - a["wall_ms"]) / 1000,
                 "steps_delta": t["steps"] - a["steps"],
