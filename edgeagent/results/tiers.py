@@ -19,7 +19,7 @@ from .percentiles import percentile
 
 GRADED_TOTAL = "graded"  # the row that adds up easy, medium and hard
 NO_TIER = "no tier"
-GUIDED_NOTE = "guided: the issue states the fix (the loop's mechanics, not an agent's skill)"
+GUIDED_NOTE = "guided: the issue states the fix, a check of the loop's mechanics"
 
 
 @dataclass(frozen=True)
