@@ -10,6 +10,7 @@ task is solvable and the hidden tests discriminate).
     grading.py      hidden tests by command or by unittest id (run_test_ids), grade
     test_runner.py  the stdlib-only id runner the sandboxed interpreter runs (as `python -c`)
     validate.py     validate_task: fails before, passes after the oracle; ContextProbe
+    stated_fix.py   whether a graded task's issue quotes its oracle's replacement text
     context.py      how large the context grows along an oracle, with the model's tokenizer
     describe.py     a task described for `edgeagent tasks`: repo size, oracle, context; SUITE/ID
 """
