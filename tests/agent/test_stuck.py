@@ -120,10 +120,16 @@ def test_stuck_is_reported_by_report_and_check(tiny_model_path: Path, tmp_path: 
     assert "terminations: stuck 1" in capsys.readouterr().out
 
 
-def test_stuck_after_flag_and_config_key(tmp_path: Path) -> None:
+def test_stuck_after_flag_and_config_key(tiny_model_path: Path, tmp_path: Path) -> None:
+    import yaml
+
     from edgeagent.errors import ConfigError
 
-    assert load_config(None, {"stuck_after": 0}).stuck_after == 0
+    main(["run", "--model", str(tiny_model_path), "--task", "fix-add", "--out",
+          str(tmp_path / "runs"), "--max-steps", "1", "--max-new-tokens", "8", "--n-ctx",
+          "2048", "--threads", "1", "--stuck-after", "0", "--headless"])
+    run_dir = next((tmp_path / "runs").iterdir())
+    assert yaml.safe_load((run_dir / "config.yaml").read_text())["stuck_after"] == 0
     (tmp_path / "c.yaml").write_text("stuck_after: -1\n")
     try:
         load_config(tmp_path / "c.yaml")
