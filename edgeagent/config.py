@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 
+from .agent.stuck import DEFAULT_STUCK_AFTER
 from .errors import ConfigError
 from .models import DEFAULT_MODEL
 from .safe_yaml import NoAliasLoader
@@ -33,12 +34,18 @@ class RunConfig:
     max_new_tokens: int = 384
     observation_tokens: int = 1024
     grammar: bool = True
+    # the stuck rule (agent/stuck.py): this many consecutive identical calls with the same
+    # outcome end a task as `stuck`; 0 disables it
+    stuck_after: int = DEFAULT_STUCK_AFTER
     # engine
     n_ctx: int = 8192
     threads: int | None = None
     gpu_layers: int = 0
+    # sampling (llama.cpp's sampler chain); temperature 0 is greedy. Replay is always greedy.
     seed: int = 0
     temperature: float = 0.0
+    top_p: float = 0.95  # nucleus: used only when temperature > 0
+    repeat_penalty: float = 1.0  # 1.0: off; applies to the last 64 tokens, greedy too
     # meter
     sample_interval_s: float = 0.05  # 20 Hz; clamped to >= 1 s when the total is a battery
     power_root: str = "/"  # where sysfs is read: a copied or fixture tree for tests
@@ -222,11 +229,21 @@ def _check_spec(config: RunConfig, where: str) -> None:
             f"{where}: key 'spec' needs greedy decoding (drafts are verified against the "
             f"argmax), but temperature is {config.temperature}; set spec: off or temperature: 0"
         )
+    if config.spec != "off" and config.repeat_penalty != 1:
+        raise ConfigError(
+            f"{where}: key 'spec' needs plain greedy decoding (drafts are verified against the "
+            f"argmax), but repeat_penalty is {config.repeat_penalty}; set spec: off or "
+            "repeat_penalty: 1"
+        )
 
 
 def _check_consistent(config: RunConfig, path: Path | None) -> None:
     """Limits that are each valid but impossible together: fail now, not mid-run."""
     where = f"{path}" if path is not None else "command line"
+    if not 0 < config.top_p <= 1:
+        raise ConfigError(f"{where}: key 'top_p' must be in (0, 1], got {config.top_p}")
+    if config.repeat_penalty == 0:
+        raise ConfigError(f"{where}: key 'repeat_penalty' must be positive (1.0: off), got 0")
     if config.max_new_tokens >= config.n_ctx:
         raise ConfigError(
             f"{where}: key 'max_new_tokens' ({config.max_new_tokens}) must be smaller than "

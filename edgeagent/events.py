@@ -100,6 +100,9 @@ class StepRecord:
     server_decode_ms: float | None = None
     request_ms: float | None = None  # request sent -> stream end, client clock
     retries: int | None = None
+    # the stuck rule (agent/stuck.py): consecutive steps, this one included, that made the
+    # same tool call with the same outcome (1: not a repeat; None: no tool call)
+    repeats: int | None = None
 
     @property
     def step_ms(self) -> float:
@@ -251,6 +254,7 @@ def step_record(
     observation_tokens: int,
     t_tool_start: int,
     t_tool_end: int,
+    repeats: int | None = None,
 ) -> StepRecord:
     """The StepRecord of one generation and what its action did, built the same way by the
     live loop and by replay."""
@@ -300,6 +304,7 @@ def step_record(
         t_retrieval_start_ns=rc.t_start_ns if rc else None,
         t_retrieval_end_ns=rc.t_end_ns if rc else None,
         spec_target_passes=gen.extra.get("spec_target_passes"),
+        repeats=repeats,
         **endpoint_fields(gen),
     )
 

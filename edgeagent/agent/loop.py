@@ -16,6 +16,7 @@ from ..events import EventSink, PhaseStarted, TaskStarted, TokenDelta, step_reco
 from ..sandbox.tools import Toolbox, ToolResult
 from . import prompt
 from .actions import Action, FormatError, action_constraint, action_fields, parse_action
+from .stuck import DEFAULT_STUCK_AFTER, RepeatCounter, is_stuck
 
 
 @dataclass(frozen=True)
@@ -27,12 +28,13 @@ class AgentLimits:
     max_new_tokens: int = 384
     observation_tokens: int = 1024
     use_grammar: bool = True
+    stuck_after: int = DEFAULT_STUCK_AFTER  # identical steps that end a task; 0: never
 
 
 @dataclass(frozen=True)
 class LoopResult:
     termination: str  # submitted | max_steps | context_overflow | wall_timeout | format_errors
-    #                   | engine_error | interrupted | skipped
+    #                   | stuck | engine_error | interrupted | skipped
     steps: int
     final_context_tokens: int
     detail: str | None = None
@@ -68,6 +70,8 @@ def run_agent(
     consecutive_format_errors = 0
     context = 0
     last_failed: Action | None = None
+    repeat_counter = RepeatCounter()
+    repeats: int | None = None
     for step in range(limits.max_steps):
         stop = stop_requested()
         if stop:
@@ -100,6 +104,8 @@ def run_agent(
             result = _tool_result_for_format_error()
             observation = prompt.format_error_observation(parsed.message)
             truncated = False
+            repeat_counter.no_action()
+            repeats = None
         else:
             consecutive_format_errors = 0
             result = toolbox.call(parsed.name, parsed.arguments)
@@ -109,6 +115,8 @@ def run_agent(
                 parsed.name, result, text, parsed == last_failed, reminder
             )
             last_failed = parsed if result.error else None
+            failed = result.error or result.exit_code not in (None, 0)
+            repeats = repeat_counter.step(parsed.name, parsed.arguments, result.output, failed)
         t_tool_end = time.monotonic_ns()
         messages.append(Message("assistant", gen.text, gen.tokens))
         messages.append(Message("user", observation))
@@ -116,11 +124,14 @@ def run_agent(
             step_record(
                 task_id, attempt, step, wall_start, gen, *action_fields(parsed), result,
                 observation, truncated, engine.count_tokens(observation), t_tool_start,
-                t_tool_end,
+                t_tool_end, repeats,
             )
         )
         if isinstance(parsed, Action) and result.submitted:
             return LoopResult("submitted", step + 1, context)
+        if is_stuck(repeats, limits.stuck_after):
+            return LoopResult("stuck", step + 1, context,
+                              f"{repeats} consecutive identical calls with the same outcome")
         if consecutive_format_errors >= limits.max_format_errors:
             return LoopResult(
                 "format_errors", step + 1, context,

@@ -15,6 +15,7 @@ METER_KEYS = ("power_root", "power_estimate_tdp", "sample_interval_s")
 ENDPOINT_KEYS = ("endpoint", "api_key_env", "served_model", "endpoint_constraint",
                  "turn_timeout_s", "tokenizer")
 SPEC_KEYS = ("spec", "spec_ngram", "spec_max_draft")
+SAMPLING_KEYS = ("temperature", "top_p", "repeat_penalty")  # with seed (ENGINE_KEYS)
 
 
 class StopFlag:
@@ -65,6 +66,18 @@ def add_engine_flags(p: argparse.ArgumentParser, *, n_ctx_default: str = "") -> 
     p.add_argument("--seed", type=int, help="sampling seed (recorded)")
     p.add_argument("--no-grammar", dest="grammar", action="store_false", default=None,
                    help="do not constrain tool calls with a grammar")
+
+
+def add_sampling_flags(p: argparse.ArgumentParser) -> None:
+    """`--temperature`, `--top-p`, `--repeat-penalty` (live runs; replay is greedy)."""
+    g = p.add_argument_group("sampling (default greedy; recorded with --seed in the run)")
+    g.add_argument("--temperature", type=float, metavar="T",
+                   help="0 (default): greedy; above 0: sampled with --seed")
+    g.add_argument("--top-p", type=float, metavar="P",
+                   help="nucleus sampling: keep the smallest set of tokens whose probability "
+                   "reaches P (0.95; only with --temperature above 0)")
+    g.add_argument("--repeat-penalty", type=float, metavar="R",
+                   help="divide the logits of the last 64 tokens by R (1.0: off)")
 
 
 def add_meter_flags(p: argparse.ArgumentParser) -> None:

@@ -11,17 +11,19 @@ from .common import (
     ENDPOINT_KEYS,
     ENGINE_KEYS,
     METER_KEYS,
+    SAMPLING_KEYS,
     SPEC_KEYS,
     StopFlag,
     add_endpoint_flags,
     add_engine_flags,
     add_meter_flags,
+    add_sampling_flags,
     add_spec_flags,
     overrides,
 )
 
 RUN_KEYS = ("suite", "tasks", "out", "max_steps", "max_context_tokens", "max_new_tokens",
-            "wall_s", "baseline_s", "retrieval")
+            "wall_s", "baseline_s", "retrieval", "stuck_after")
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -40,7 +42,11 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-context-tokens", type=int, help="context limit per task")
     p.add_argument("--max-new-tokens", type=int, help="generation budget per step")
     p.add_argument("--wall-s", type=float, help="wall-time limit per task, seconds")
+    p.add_argument("--stuck-after", type=int, metavar="N",
+                   help="end a task as `stuck` after N consecutive identical calls with the "
+                   "same outcome (default 4; 0 disables)")
     add_engine_flags(p)
+    add_sampling_flags(p)
     add_meter_flags(p)
     p.add_argument("--baseline-s", type=float, metavar="SECONDS",
                    help="measure idle power this long before the first task, for net energy")
@@ -64,7 +70,8 @@ def run_command(args: argparse.Namespace) -> int:
     from ..console import ConsolePrinter, JsonPrinter, VerdictPrinter, resume_hint
     from ..run import execute_run
 
-    given = overrides(args, *ENGINE_KEYS, *RUN_KEYS, *METER_KEYS, *SPEC_KEYS, *ENDPOINT_KEYS)
+    given = overrides(args, *ENGINE_KEYS, *RUN_KEYS, *METER_KEYS, *SPEC_KEYS, *ENDPOINT_KEYS,
+                      *SAMPLING_KEYS)
     resume_dir = args.resume
     if resume_dir is not None:
         from ..results.resume import resume_config

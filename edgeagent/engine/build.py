@@ -40,5 +40,7 @@ def llamacpp_engine(path: Path, config: RunConfig) -> Engine:
         n_gpu_layers=config.gpu_layers,
         seed=config.seed,
         temperature=config.temperature,
+        top_p=config.top_p,
+        repeat_penalty=config.repeat_penalty,
         spec=parse_spec(config.spec, ngram=config.spec_ngram, max_draft=config.spec_max_draft),
     )

@@ -70,6 +70,8 @@ class EndpointSettings:
     connect_timeout_s: float = 10.0
     temperature: float = 0.0
     seed: int = 0
+    top_p: float = 0.95
+    repeat_penalty: float = 1.0  # sent to llama.cpp servers only (not an OpenAI parameter)
     n_ctx: int = 8192
     tokenizer: Path | None = None
 
@@ -288,6 +290,9 @@ class HttpEngine:
             "n_ctx": self.n_ctx,
             "seed": self.settings.seed,
             "temperature": self.settings.temperature,
+            "top_p": self.settings.top_p,
+            "repeat_penalty": self.settings.repeat_penalty
+            if self.server_kind in _LLAMA_CPP_KINDS else None,
             "turn_timeout_s": self.settings.turn_timeout_s,
             "retries": self.settings.retries,
             "httpx": getattr(self._httpx, "__version__", None),
@@ -337,7 +342,10 @@ class HttpEngine:
             body["model"] = self.served_model
         if self.server_kind in _LLAMA_CPP_KINDS:
             # llama.cpp's own sampling knobs, as the in-process engine sets them
-            body.update(cache_prompt=True, repeat_penalty=1.0, top_k=40, top_p=0.95, min_p=0.05)
+            body.update(cache_prompt=True, repeat_penalty=self.settings.repeat_penalty, top_k=40,
+                        top_p=self.settings.top_p, min_p=0.05)
+        elif self.settings.temperature > 0:
+            body["top_p"] = self.settings.top_p
         if grammar is None or mode == "none":
             return body
         if mode == "gbnf":
@@ -615,6 +623,8 @@ def endpoint_engine(config: Any, *, progress: bool = True) -> tuple[EndpointMode
             retries=config.endpoint_retries,
             temperature=config.temperature,
             seed=config.seed,
+            top_p=config.top_p,
+            repeat_penalty=config.repeat_penalty,
             n_ctx=config.n_ctx,
             tokenizer=tokenizer,
         )

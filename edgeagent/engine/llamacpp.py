@@ -43,6 +43,22 @@ _FILE_TYPES = {
 }
 
 
+# llama-cpp-python's defaults for the sampled chain, kept fixed (recorded with the sampler)
+SAMPLER_TOP_K = 40
+SAMPLER_MIN_P = 0.05
+
+
+def sampling_label(sampler: dict[str, Any]) -> str:
+    """One line for reports: 'greedy', or the sampled chain's settings and seed."""
+    penalty = sampler.get("repeat_penalty", 1.0)
+    extra = (f", repeat penalty {penalty:g} (last {sampler.get('penalty_last_n')} tokens)"
+             if penalty != 1 else "")
+    if sampler.get("kind") == "greedy":
+        return "greedy" + extra
+    return (f"temperature {sampler['temperature']:g}, top-p {sampler['top_p']:g}, top-k "
+            f"{sampler['top_k']}, min-p {sampler['min_p']:g}{extra}, seed {sampler['seed']}")
+
+
 def _cpu_has_amx() -> bool:
     try:
         return " amx" in Path("/proc/cpuinfo").read_text()
@@ -109,6 +125,8 @@ class LlamaCppEngine:
         n_gpu_layers: int = 0,
         seed: int = 0,
         temperature: float = 0.0,
+        top_p: float = 0.95,
+        repeat_penalty: float = 1.0,
         n_batch: int = 512,
         fast_grammar: bool = True,
         spec: SpecSettings | None = None,
@@ -132,6 +150,10 @@ class LlamaCppEngine:
         self.n_gpu_layers = n_gpu_layers
         self.seed = seed
         self.temperature = temperature
+        self.top_p = top_p
+        self.repeat_penalty = repeat_penalty
+        # plain greedy (no penalty): our own argmax loops; else Llama.generate's sampler chain
+        self._plain_greedy = temperature == 0 and repeat_penalty == 1
         # greedy + grammar: check the argmax against the grammar first (False: the sampler
         # chain of Llama.generate filters the whole vocabulary every token; same tokens)
         self.fast_grammar = fast_grammar
@@ -176,7 +198,7 @@ class LlamaCppEngine:
         # speculative decoding (greedy only: drafts are verified against the argmax)
         self.spec_settings = spec or SpecSettings()
         self.speculator: Speculator | None = None
-        if self.spec_settings.enabled and temperature == 0:
+        if self.spec_settings.enabled and self._plain_greedy:
             self.speculator = build_speculator(self.spec_settings, self)
         self._on_token: Callable[[int], None] | None = None  # set by each generate()
 
@@ -229,9 +251,10 @@ class LlamaCppEngine:
             "n_gpu_layers": self.n_gpu_layers,
             "seed": self.seed,
             "temperature": self.temperature,
-            "sampling": "greedy" if self.temperature == 0 else f"temperature {self.temperature}",
+            "sampling": sampling_label(self.sampler()),
+            "sampler": self.sampler(),
             "grammar_sampling": "argmax checked first"
-            if self.fast_grammar and self.temperature == 0
+            if self.fast_grammar and self._plain_greedy
             else "full vocabulary",
             "kv_bytes_per_token": self._kv_bytes_per_token,
             "speculative": self.speculator.provenance() if self.speculator else None,
@@ -239,6 +262,21 @@ class LlamaCppEngine:
             "load_ms": self.load_ms,
             "system_info": self.system_info,
         }
+
+    def sampler(self) -> dict[str, Any]:
+        """The sampler chain as llama.cpp runs it (Llama.generate's order: penalties over the
+        last `penalty_last_n` tokens, grammar, then greedy or top-k, top-p, min-p,
+        temperature and a seeded draw)."""
+        chain: dict[str, Any] = {
+            "kind": "greedy" if self.temperature == 0 else "sampled",
+            "temperature": self.temperature,
+            "repeat_penalty": self.repeat_penalty,
+            "penalty_last_n": self.llm.last_n_tokens_size,
+            "seed": self.seed,
+        }
+        if self.temperature > 0:
+            chain.update(top_k=SAMPLER_TOP_K, top_p=self.top_p, min_p=SAMPLER_MIN_P)
+        return chain
 
     # -- tokens -------------------------------------------------------------------------
     def _tokenize(self, text: str, first: bool) -> list[int]:
@@ -305,7 +343,7 @@ class LlamaCppEngine:
         ctx = llm._ctx.ctx
         lc.llama_perf_context_reset(ctx)
         extra: dict[str, Any] = {}
-        fast_grammar = bool(grammar) and self.fast_grammar and self.temperature == 0
+        fast_grammar = bool(grammar) and self.fast_grammar and self._plain_greedy
         sampler_grammar = self._grammar(grammar) if grammar and not fast_grammar else None
         t_prefill = time.monotonic_ns()
         if self.speculator is not None:
@@ -372,10 +410,10 @@ class LlamaCppEngine:
         stream = llm.generate(
             prompt,
             temp=self.temperature,
-            top_k=40,
-            top_p=0.95,
-            min_p=0.05,
-            repeat_penalty=1.0,
+            top_k=SAMPLER_TOP_K,
+            top_p=self.top_p,
+            min_p=SAMPLER_MIN_P,
+            repeat_penalty=self.repeat_penalty,
             reset=True,
             grammar=sampler_grammar,
         )

@@ -1,5 +1,6 @@
 """What a run directory says: the SQLite store (WAL, crash-safe, resumable), metrics and
-percentiles, the validity check, report formats and plots, and the comparison of runs."""
+percentiles, the validity check, report formats and plots, tasks per tier, the cost of stuck
+trajectories, and the comparison of runs."""
 
 from ..exports import lazy_exports
 
@@ -15,5 +16,7 @@ __all__, __getattr__ = lazy_exports(__name__, {
     "report": ("render_report",),
     "resume": ("ResumePlan", "plan_resume", "resume_config"),
     "store": ("RunStore", "make_run_dir", "open_run_db"),
+    "stuck_cost": ("StuckCost", "stuck_cost", "stuck_lines", "stuck_metrics"),
+    "tiers": ("TierRow", "tier_lines", "tier_metrics", "tier_rows", "tier_table"),
     "validity": ("check_data", "check_run", "verdict_lines"),
 })

@@ -28,6 +28,8 @@ from .metrics import (
     roofline_metrics,
     run_metrics,
 )
+from .stuck_cost import stuck_metrics
+from .tiers import tier_metrics
 from .validity import check_data
 
 # config keys that say where, not what: a difference in them does not matter
@@ -170,6 +172,9 @@ def _task_deltas(runs: Sequence[RunData], labels: Sequence[str]) -> list[dict[st
             out.append({
                 "task_id": t["task_id"], "vs": labels[col], "column": col,
                 "outcome": f"{a['outcome']} -> {t['outcome']}",
+                # one word when unchanged: the table stays narrow
+                "termination": a["termination"] if a["termination"] == t["termination"]
+                else f"{a['termination']} -> {t['termination']}",
                 "wall_s_a": a["wall_ms"] / 1000, "wall_s_b": t["wall_ms"] / 1000,
                 "wall_s_delta": (t["wall_ms"] - a["wall_ms"]) / 1000,
                 "steps_delta": t["steps"] - a["steps"],
@@ -202,7 +207,7 @@ def _pooled(group: Sequence[RunData], bandwidth_gbs: float | None,
             ) -> tuple[tuple[Metric, ...], dict[str, float | None]]:
     """Each metric as its mean over the repeats, and its sample standard deviation (as
     llama-bench reports a configuration: one row, mean ± sd)."""
-    per = [run_metrics(r) + roofline_metrics(r, bandwidth_gbs) for r in group]
+    per = [headline_metrics(r, bandwidth_gbs) for r in group]
     means: list[Metric] = []
     sd: dict[str, float | None] = {}
     for i, m in enumerate(per[0]):
@@ -245,6 +250,12 @@ def compare_repeats(runs: Sequence[RunData],
     )
 
 
+def headline_metrics(data: RunData, bandwidth_gbs: float | None) -> list[Metric]:
+    """The metrics a column shows: the run's, its tiers' and the stuck rule's, the roofline."""
+    return (run_metrics(data) + tier_metrics(data) + stuck_metrics(data)
+            + roofline_metrics(data, bandwidth_gbs))
+
+
 def compare_runs(runs: Sequence[RunData], by_device: bool = False,
                  bandwidth_gbs: float | None = None) -> Comparison:
     warnings = comparability_warnings(runs, by_device, column_labels(len(runs)))
@@ -255,7 +266,7 @@ def compare_runs(runs: Sequence[RunData], by_device: bool = False,
         labels=labels,
         legend=tuple(_legend(r) for r in runs),
         names=tuple(r.label for r in runs),
-        metrics=tuple(tuple(run_metrics(r) + roofline_metrics(r, bandwidth_gbs)) for r in runs),
+        metrics=tuple(tuple(headline_metrics(r, bandwidth_gbs)) for r in runs),
         warnings=tuple(warnings),
         task_deltas=tuple(_task_deltas(runs, labels)),
         validity=tuple(check_data(r).result for r in runs),
@@ -317,8 +328,10 @@ def render_comparison(c: Comparison, fmt: str = "text") -> str:
         for col in range(1, len(c.labels)):
             row += [_cell(c, col, i), _ratio(c.ratio(m.key, col))]
         rows.append(row)
-    delta_header = ["task", "vs", "outcome", "wall s", "delta s", "steps delta", "energy delta J"]
-    deltas = [[d["task_id"], d["vs"], d["outcome"], f"{d['wall_s_a']:.1f} -> {d['wall_s_b']:.1f}",
+    delta_header = ["task", "vs", "outcome", "termination", "wall s", "delta s", "steps delta",
+                    "energy delta J"]
+    deltas = [[d["task_id"], d["vs"], d["outcome"], d["termination"],
+               f"{d['wall_s_a']:.1f} -> {d['wall_s_b']:.1f}",
                f"{d['wall_s_delta']:+.1f}", f"{d['steps_delta']:+d}",
                "n/a" if d["energy_j_delta"] is None else f"{d['energy_j_delta']:+.1f}"]
               for d in c.task_deltas]

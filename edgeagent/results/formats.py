@@ -22,6 +22,8 @@ from .metrics import (
 )
 from .metrics import task_rows as _task_rows
 from .report import render_report
+from .stuck_cost import stuck_lines, stuck_metrics
+from .tiers import GUIDED_NOTE, TIER_HEADER, tier_lines, tier_metrics, tier_rows, tier_table
 from .validity import Verdict, check_data, verdict_lines
 
 FORMATS = ("text", "md", "json", "csv", "html")
@@ -49,7 +51,8 @@ def fmt_metric(m: Metric) -> str:
 
 
 def all_metrics(data: RunData, bandwidth_gbs: float | None) -> list[Metric]:
-    return run_metrics(data) + roofline_metrics(data, bandwidth_gbs)
+    return (run_metrics(data) + tier_metrics(data) + stuck_metrics(data)
+            + roofline_metrics(data, bandwidth_gbs))
 
 
 def _metric_section(metrics: Sequence[Metric]) -> list[str]:
@@ -88,7 +91,8 @@ def render_text(run_dir: Path, bandwidth_gbs: float | None = None) -> str:
     data = load_run(run_dir)
     if not data.runs:
         return base
-    lines = _metric_section(all_metrics(data, bandwidth_gbs))
+    lines = tier_lines(data) + _metric_section(all_metrics(data, bandwidth_gbs))
+    lines += ["", *stuck_lines(data)]
     return "\n".join([base, *lines, "", *verdict_lines(check_data(data))])
 
 
@@ -129,6 +133,11 @@ def render_md(data: RunData, metrics: Sequence[Metric], verdict: Verdict) -> str
     lines += ["## Metrics", ""]
     lines += md_table(["metric", "value", "n", "note"],
                        [[m.label, fmt_value(m), m.n, m.null_reason or ""] for m in metrics])
+    if tier_rows(data):
+        lines += ["", "## Tiers", "", f"Graded: the issue describes the problem; {GUIDED_NOTE}.",
+                  ""]
+        lines += md_table(TIER_HEADER, tier_table(data))
+    lines += ["", *stuck_lines(data)]
     lines += ["", "## Tasks", ""]
     lines += md_table(*_task_table(data))
     return "\n".join(lines) + "\n"
@@ -147,6 +156,7 @@ def to_json(data: RunData, metrics: Sequence[Metric], verdict: Verdict,
         "device": device_label(data.provenance),
         "bandwidth_gbs": bandwidth_gbs,
         "metrics": {m.key: asdict(m) for m in metrics},
+        "tiers": [asdict(r) for r in tier_rows(data)],
         "tasks": _task_rows(data),
         "steps": step_metrics(data, bandwidth_gbs or recorded_bandwidth(data.provenance)),
         "validity": verdict.to_dict(),
@@ -190,4 +200,5 @@ def render(run_dir: Path, fmt: str, bandwidth_gbs: float | None = None) -> str:
     from .html import render_html
 
     return render_html(data, metrics, verdict, bandwidth_gbs, md_title=_title(data),
-                       task_table=_task_table(data))
+                       task_table=_task_table(data),
+                       tier_table=(TIER_HEADER, tier_table(data)), stuck=stuck_lines(data))

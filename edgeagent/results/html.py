@@ -87,7 +87,9 @@ def _definitions() -> tuple[str, str]:
 
 def render_html(data: RunData, metrics: Sequence[Metric], verdict: Verdict,
                 bandwidth_gbs: float | None, *, md_title: str,
-                task_table: tuple[list[str], list[list[Any]]]) -> str:
+                task_table: tuple[list[str], list[list[Any]]],
+                tier_table: tuple[list[str], list[list[str]]] | None = None,
+                stuck: Sequence[str] = ()) -> str:
     from .formats import fmt_value
 
     # the same verdict as `edgeagent check`: VALID, SMOKE (a smoke check) or INVALID
@@ -99,6 +101,13 @@ def render_html(data: RunData, metrics: Sequence[Metric], verdict: Verdict,
     plots, not_plotted = _figures(data)
     defs_link, defs = _definitions()
     bw = f"{bandwidth_gbs:.1f} GB/s" if bandwidth_gbs else "not given"
+    tiers = ""
+    if tier_table is not None and tier_table[1]:
+        from .tiers import GUIDED_NOTE
+
+        tiers = (f'<h2>Tiers</h2><p class="note">graded: the issue describes the problem; '
+                 f"{escape(GUIDED_NOTE)}</p>{_table(*tier_table)}")
+    stuck_html = "".join(f'<p class="note">{escape(line)}</p>' for line in stuck)
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{escape(md_title)}</title>
 <style>{_STYLE}</style></head><body>
@@ -110,6 +119,8 @@ def render_html(data: RunData, metrics: Sequence[Metric], verdict: Verdict,
 <h2>Metrics</h2>
 <p class="note">definitions: {defs_link}; memory bandwidth for the roofline: {bw}</p>
 {_table(["metric", "value", "n", "note"], metric_rows)}
+{tiers}
+{stuck_html}
 <h2>Tasks</h2>
 {_table(*task_table)}
 <h2>Plots</h2>

@@ -66,6 +66,8 @@ def render_report(run_dir: Path) -> str:
         f"sha256 {str(model.get('sha256', ''))[:12]}  n_ctx {model.get('n_ctx')}  "
         f"threads {model.get('n_threads')}{' (auto)' if model.get('n_threads_auto') else ''}"
     )
+    if model.get("sampling"):
+        lines.append(f"sampling {model['sampling']}")
     if model.get("endpoint"):
         lines.append(
             f"endpoint {model['endpoint']}  ({model.get('server_kind')}, "

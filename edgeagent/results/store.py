@@ -149,6 +149,10 @@ class RunStore:
         run_cols = {r[1] for r in self.db.execute("PRAGMA table_info(runs)")}
         if "failure_reason" not in run_cols:  # a run directory from before the column
             self.db.execute("ALTER TABLE runs ADD COLUMN failure_reason TEXT")
+        step_cols = {r[1] for r in self.db.execute("PRAGMA table_info(steps)")}
+        for name, kind in STEP_COLUMNS:  # a resumed run from before a step column existed
+            if name not in step_cols:
+                self.db.execute(f"ALTER TABLE steps ADD COLUMN {name} {kind}")
         if not self.db.execute("SELECT version FROM schema_version").fetchone():
             self.db.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
         self._run_id: str | None = None

@@ -25,6 +25,13 @@ from .metrics import (
     min_samples_for,
     trajectory_bound,
 )
+from .tiers import (
+    GRADED_TOTAL,
+    GUIDED_TIER,
+    termination_counts,
+    terminations_text,
+    tier_rows,
+)
 
 HARNESS_TERMINATIONS = {"engine_error", "sandbox_error"}
 # throttling: process CPU above this (percent of one CPU) counts as "under load"
@@ -198,6 +205,7 @@ def check_data(data: RunData) -> Verdict:
     r, n, smoke = _sample_reasons(data)
     reasons += r
     notes += n
+    notes += _outcome_notes(data)
     throttled, note = throttling(data.samples)
     if throttled:
         reasons.append(throttled)
@@ -206,6 +214,21 @@ def check_data(data: RunData) -> Verdict:
     if smoke and reasons:
         notes.append(smoke)
     return Verdict(not reasons and not smoke, tuple(reasons), tuple(notes), smoke)
+
+
+def _outcome_notes(data: RunData) -> list[str]:
+    """How the tasks ended, and the guided tier apart from the graded ones (not checks that
+    can fail: what a reader of the verdict needs beside it)."""
+    if not data.tasks:
+        return []
+    notes = ["terminations: " + terminations_text(termination_counts(data.tasks))]
+    rows = {r.tier: r for r in tier_rows(data)}
+    if GUIDED_TIER in rows:
+        guided, graded = rows[GUIDED_TIER], rows.get(GRADED_TOTAL)
+        notes.append(f"{guided.tasks} guided tasks (the issue states the fix) reported apart: "
+                     f"guided {guided.resolved}/{guided.tasks} resolved"
+                     + (f", graded {graded.resolved}/{graded.tasks}" if graded else ""))
+    return notes
 
 
 def check_run(run_dir: Path | str) -> Verdict:

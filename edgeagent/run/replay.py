@@ -123,6 +123,17 @@ def _append_turn(path: Path, turn: TurnResult) -> None:
         os.fsync(f.fileno())
 
 
+def greedy_config(config: RunConfig) -> tuple[RunConfig, str]:
+    """Replay is teacher-forced and greedy: sampling settings in the config are ignored, and
+    the note saying so is recorded with the replay (provenance `replay.sampling`)."""
+    asked = {k: getattr(config, k) for k in ("temperature", "repeat_penalty")}
+    if asked == {"temperature": 0.0, "repeat_penalty": 1.0}:
+        return config, "greedy"
+    ignored = ", ".join(f"{k} {v:g}" for k, v in asked.items())
+    return (dataclasses.replace(config, temperature=0.0, repeat_penalty=1.0),
+            f"greedy (replay is teacher-forced and greedy; ignored: {ignored})")
+
+
 def execute_replay(
     config: RunConfig,
     source: ReplaySource,
@@ -139,6 +150,7 @@ def execute_replay(
                          "sandbox to run its tool calls in)")
     out = Path(config.out)
     check_out_writable(out)
+    config, sampling_note = greedy_config(config)
     model, engine = build_engine(config, progress=progress, engine_factory=engine_factory)
     settings = ReplaySettings(config.max_new_tokens, inject_tool_delay, config.grammar)
     label = Path(source.label).stem if source.run_dir is None else Path(source.label).name[:40]
@@ -151,7 +163,8 @@ def execute_replay(
         "from_run": source.run_dir is not None, "reexecute_tools": reexecute_tools,
         "inject_tool_delay": inject_tool_delay, "max_new_tokens": config.max_new_tokens,
         "grammar": config.grammar, "n_ctx": getattr(engine, "n_ctx", config.n_ctx),
-        "seed": config.seed, "conversations": [c.id for c in source.conversations],
+        "seed": config.seed, "sampling": sampling_note,
+        "conversations": [c.id for c in source.conversations],
         "assistant_turns": sum(c.assistant_turns for c in source.conversations),
     }
     device = device_provenance(engine)  # before the session: not inside the run's time

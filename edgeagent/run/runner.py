@@ -136,6 +136,7 @@ def run_task(
         max_new_tokens=config.max_new_tokens,
         observation_tokens=config.observation_tokens,
         use_grammar=config.grammar,
+        stuck_after=config.stuck_after,
     )
     process_limits = _process_limits(task, config)
     t0 = time.monotonic_ns()
@@ -227,6 +228,8 @@ def execute_run(
         provenance = build_provenance(config, model, engine, session.power, device)
         if retrieval is not None:
             provenance["retrieval"] = retrieval.provenance()
+        # reports keep the guided tier apart from the graded ones (results/tiers.py)
+        provenance["task_tiers"] = {t.id: t.tier for t in tasks}
         session.emit(
             RunStarted(run_dir.name, str(run_dir), suite.name, tuple(t.id for t in tasks),
                        provenance)

@@ -10,6 +10,7 @@ task is solvable and the hidden tests discriminate).
     grading.py      hidden tests by command or by unittest id (run_test_ids), grade
     test_runner.py  the stdlib-only id runner the sandboxed interpreter runs (as `python -c`)
     validate.py     validate_task: fails before, passes after the oracle; ContextProbe
+    stated_fix.py   whether a graded task's issue quotes its oracle's replacement text
     context.py      how large the context grows along an oracle, with the model's tokenizer
     describe.py     a task described for `edgeagent tasks`: repo size, oracle, context; SUITE/ID
 """
@@ -40,6 +41,8 @@ from .load import bundled_suite_names, load_oracle, load_suite, select_tasks, su
 from .schema import (
     DEFAULT_COMMAND_TIMEOUT_S,
     DEFAULT_TEST_TIMEOUT_S,
+    GRADED_TIERS,
+    GUIDED_TIER,
     HIDDEN_TESTS_DIR,
     ORACLE_FILE,
     REPO_DIR,
@@ -55,6 +58,7 @@ from .schema import (
     TestOutcome,
     ValidationResult,
 )
+from .stated_fix import fix_stated_in_issue, quoted_replacement
 from .validate import ContextProbe, validate_task
 
 __all__ = [
@@ -68,6 +72,8 @@ __all__ = [
     # schema
     "DEFAULT_COMMAND_TIMEOUT_S",
     "DEFAULT_TEST_TIMEOUT_S",
+    "GRADED_TIERS",
+    "GUIDED_TIER",
     "HIDDEN_TESTS_DIR",
     "ORACLE_FILE",
     "REPO_DIR",
@@ -94,6 +100,9 @@ __all__ = [
     # validate
     "ContextProbe",
     "validate_task",
+    # stated_fix
+    "fix_stated_in_issue",
+    "quoted_replacement",
     # context
     "OBSERVATION_TOKENS",
     "ContextEstimate",

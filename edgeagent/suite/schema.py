@@ -17,7 +17,12 @@ DEFAULT_COMMAND_TIMEOUT_S = 60.0
 # Per-test limit when grading by test id: a runaway test fails on its own, not the whole run.
 DEFAULT_TEST_TIMEOUT_S = 10.0
 
-TIERS = ("easy", "medium", "hard")
+# Graded tiers describe a problem as a user reports it (symptoms, expected behaviour, a
+# failing example), never the edit. `guided` tasks state the fix in the issue: they check
+# the loop's mechanics and are reported apart from the graded tiers.
+GRADED_TIERS = ("easy", "medium", "hard")
+GUIDED_TIER = "guided"
+TIERS = (*GRADED_TIERS, GUIDED_TIER)
 # The kinds of work a task exercises; a task's tags name one or more (plus any free tags).
 TASK_KINDS = (
     "one-line-bug",

@@ -14,6 +14,7 @@ from edgeagent.sandbox.workspace import Workspace
 from .grading import grade, output_tail
 from .load import load_oracle
 from .schema import REPO_DIR, Grade, OracleStep, Task, ValidationResult
+from .stated_fix import fix_stated_in_issue
 
 
 class ContextProbe:
@@ -58,6 +59,9 @@ def validate_task(
         problems.append(str(exc))
         return ValidationResult(task.id, False, before, None, tuple(problems))
 
+    stated = fix_stated_in_issue(task, steps)
+    if stated is not None:
+        problems.append(stated)
     if steps[-1].tool != "submit":
         problems.append(f"oracle's last step is {steps[-1].tool!r}, not 'submit' (end with submit)")
     probe = context or ContextProbe()

@@ -141,9 +141,10 @@ def test_tier_and_lists_are_optional_outside_strict_suites(tmp_path: Path) -> No
 
 
 def test_kinds_and_tiers_are_the_documented_ones() -> None:
-    assert TIERS == ("easy", "medium", "hard")
+    assert TIERS == ("easy", "medium", "hard", "guided")
     doc = (ROOT / "docs" / "tasks.md").read_text()
     assert all(f"`{kind}`" in doc for kind in TASK_KINDS)
+    assert all(f"`{tier}`" in doc for tier in TIERS)
 
 
 # ------------------------------------------------------------------ broken tasks
@@ -308,11 +309,12 @@ def test_core_tasks_cover_the_spread() -> None:
 
 
 def test_core_c_tasks_are_shaped_for_the_small_model() -> None:
-    """The c tasks name the exact line to replace, in a short module of a ~300-line repo."""
-    c_tasks = [t for t in load_suite("core").tasks if t.id.startswith("c")]
+    """The c tasks are one-line bugs in a short module of a ~300-line repo; their guided
+    twins (g-c*) name the exact line to replace."""
+    c_tasks = [t for t in load_suite("core").tasks if t.id.startswith("g-c")]
     assert len(c_tasks) == 4
     for task in c_tasks:
-        assert task.tier == "easy" and "one-line-bug" in task.kinds, task.id
+        assert task.tier == "guided" and "one-line-bug" in task.kinds, task.id
         first, blank, *symptom = task.issue.splitlines()
         m = re.fullmatch(r"Replace `(.+)` with `(.+)` in (\S+)\.", first)
         assert m and blank == "" and symptom, task.id
@@ -333,8 +335,8 @@ def test_every_core_task_validates(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_a_core_task_validates(capsys: pytest.CaptureFixture[str]) -> None:
-    """A quick check that a bundled core task stays valid (all of them: the test above)."""
-    ids = ["a05-inventory-failing-test"]
+    """A quick check that bundled core tasks stay valid (all of them: the test above)."""
+    ids = ["a05-inventory-failing-test", "d06-tollgate-capped-lorries"]
     suite = load_suite("core")
     for task in (t for t in suite.tasks if t.id in ids):
         result = validate_task(task, ProcessLimits(timeout_s=task.limits.command_timeout_s))

@@ -1,0 +1,5 @@
+import sys
+
+from tollgate.cli import main
+
+sys.exit(main())

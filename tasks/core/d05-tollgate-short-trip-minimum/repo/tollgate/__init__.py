@@ -1,0 +1,1 @@
+"""tollgate: billing for a toll road network."""

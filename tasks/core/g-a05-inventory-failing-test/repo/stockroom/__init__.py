@@ -1,0 +1,1 @@
+"""Back-room inventory."""

@@ -1,0 +1,1 @@
+"""Retries with exponential backoff."""

@@ -1,0 +1,1 @@
+"""isbnkit: ISBN validation and conversion."""

@@ -1,0 +1,1 @@
+"""numerals: roman numerals and ordinals."""

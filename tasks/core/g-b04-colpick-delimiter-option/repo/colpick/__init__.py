@@ -1,0 +1,1 @@
+"""colpick: pick CSV columns by header name."""

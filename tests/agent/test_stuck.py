@@ -1,0 +1,139 @@
+"""The stuck rule through the real runner (sandbox, store) with a scripted engine: a task
+ends as `stuck` at the N-th consecutive identical call with the same outcome, not before; a
+different outcome (or a different call) starts the count again; 0 disables the rule, and
+the report then says what the rule would have saved."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from pathlib import Path
+
+from edgeagent.cli import main
+from edgeagent.config import load_config
+from edgeagent.engine.base import Generation, Message
+from edgeagent.run import execute_run
+
+READ = {"name": "read_file", "arguments": {"path": "calc.py"}}
+# the same call each time, but its output grows: same action, different observation
+COUNT = {"name": "run", "arguments": {"command": "echo x >> log.txt; wc -l < log.txt"}}
+# the same failing call whose output differs each time (a failure is a failure)
+COUNT_FAIL = {"name": "run",
+              "arguments": {"command": "echo x >> log.txt; wc -l < log.txt; exit 1"}}
+EDIT = {"name": "edit", "arguments": {"path": "calc.py", "old": "a - b", "new": "a + b"}}
+SUBMIT = {"name": "submit", "arguments": {}}
+
+
+class ScriptedEngine:
+    """Answers each step with the next call of its script (the last one repeats)."""
+
+    n_ctx = 8192
+
+    def __init__(self, script: list[dict]) -> None:
+        self.script = script
+        self.calls = 0
+
+    def provenance(self) -> dict:
+        return {"engine": "scripted"}
+
+    def count_tokens(self, text: str) -> int:
+        return len(text) // 4
+
+    def truncate_to_tokens(self, text: str, max_tokens: int) -> str:
+        return text[: max_tokens * 4]
+
+    def generate(self, messages: list[Message], *, max_tokens: int, grammar=None,
+                 max_context_tokens=None) -> Generation:
+        action = self.script[min(self.calls, len(self.script) - 1)]
+        self.calls += 1
+        t = time.monotonic_ns()
+        return Generation(json.dumps(action), (), "stop", 300, 290, 10, 5, t, t, t, t, (t,))
+
+
+def _run(tmp_path: Path, model: Path, script: list[dict], **config) -> tuple[dict, list]:
+    cfg = load_config(None, {"model": str(model), "out": str(tmp_path / "runs"),
+                             "tasks": ["fix-add"], "max_steps": 10, **config})
+    result = execute_run(cfg, engine_factory=lambda p, c: ScriptedEngine(script),
+                         progress=False)
+    db = sqlite3.connect(result.run_dir / "run.db")
+    db.row_factory = sqlite3.Row
+    task = dict(db.execute("SELECT * FROM tasks").fetchone())
+    repeats = [r["repeats"] for r in db.execute("SELECT repeats FROM steps ORDER BY step")]
+    db.close()
+    return {**task, "run_dir": result.run_dir}, repeats
+
+
+def test_identical_calls_end_the_task_at_n_not_before(tiny_model_path: Path,
+                                                      tmp_path: Path) -> None:
+    task, repeats = _run(tmp_path, tiny_model_path, [READ], stuck_after=3)
+    assert task["termination"] == "stuck"
+    assert task["steps"] == 3
+    assert repeats == [1, 2, 3]
+
+
+def test_a_different_outcome_resets_the_count(tiny_model_path: Path, tmp_path: Path) -> None:
+    task, repeats = _run(tmp_path, tiny_model_path, [COUNT], stuck_after=3, max_steps=6)
+    assert task["termination"] == "max_steps"
+    assert repeats == [1] * 6
+
+
+def test_a_different_call_resets_the_count(tiny_model_path: Path, tmp_path: Path) -> None:
+    script = [READ, READ, EDIT, READ, READ, SUBMIT]
+    task, repeats = _run(tmp_path, tiny_model_path, script, stuck_after=3)
+    assert task["termination"] == "submitted"
+    assert repeats == [1, 2, 1, 1, 2, 1]
+
+
+def test_identical_failing_calls_count_whatever_their_output(tiny_model_path: Path,
+                                                             tmp_path: Path) -> None:
+    task, repeats = _run(tmp_path, tiny_model_path, [COUNT_FAIL], stuck_after=4)
+    assert task["termination"] == "stuck"
+    assert repeats == [1, 2, 3, 4]
+
+
+def test_zero_disables_the_rule_and_the_report_counts_what_it_would_save(
+    tiny_model_path: Path, tmp_path: Path, capsys
+) -> None:
+    task, repeats = _run(tmp_path, tiny_model_path, [READ], stuck_after=0, max_steps=7)
+    assert task["termination"] == "max_steps"
+    assert repeats == [1, 2, 3, 4, 5, 6, 7]
+    assert main(["report", str(task["run_dir"]), "--format", "json"]) == 0
+    metrics = json.loads(capsys.readouterr().out)["metrics"]
+    # the default N is 4: steps 5, 6 and 7 came after the 4th identical call
+    assert metrics["stuck_excess_steps"]["value"] == 3
+    assert metrics["stuck_excess_s"]["value"] > 0
+    assert metrics["tasks_stuck"]["value"] == 0
+    assert main(["report", str(task["run_dir"])]) == 0
+    assert "would have saved" in capsys.readouterr().out
+
+
+def test_stuck_is_reported_by_report_and_check(tiny_model_path: Path, tmp_path: Path,
+                                               capsys) -> None:
+    task, _ = _run(tmp_path, tiny_model_path, [READ], stuck_after=2)
+    run_dir = str(task["run_dir"])
+    assert main(["report", run_dir]) == 0
+    out = capsys.readouterr().out
+    assert "stuck" in out.split("fix-add", 1)[1].splitlines()[0]  # the task's row
+    assert "1 tasks ended by the stuck rule" in out
+    main(["check", run_dir])
+    assert "terminations: stuck 1" in capsys.readouterr().out
+
+
+def test_stuck_after_flag_and_config_key(tiny_model_path: Path, tmp_path: Path) -> None:
+    import yaml
+
+    from edgeagent.errors import ConfigError
+
+    main(["run", "--model", str(tiny_model_path), "--task", "fix-add", "--out",
+          str(tmp_path / "runs"), "--max-steps", "1", "--max-new-tokens", "8", "--n-ctx",
+          "2048", "--threads", "1", "--stuck-after", "0", "--headless"])
+    run_dir = next((tmp_path / "runs").iterdir())
+    assert yaml.safe_load((run_dir / "config.yaml").read_text())["stuck_after"] == 0
+    (tmp_path / "c.yaml").write_text("stuck_after: -1\n")
+    try:
+        load_config(tmp_path / "c.yaml")
+    except ConfigError as exc:
+        assert "stuck_after" in str(exc) and "c.yaml:1" in str(exc)
+    else:
+        raise AssertionError("a negative stuck_after was accepted")

@@ -1,0 +1,108 @@
+"""The guided tier is kept apart from the graded tiers in every report: a real run (scripted
+engine) over a suite with one easy and one guided task, read back by report (text, md,
+json, html), check and compare."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from paths import ROOT
+
+from edgeagent import cli
+from edgeagent.config import load_config
+from edgeagent.engine.base import Generation, Message
+from edgeagent.run import execute_run
+
+EASY_ISSUE = "add(2, 3) in calc.py returns -1; it should return 5."
+GUIDED_ISSUE = "Replace `return a - b` with `return a + b` in calc.py."
+
+
+def make_suite(root: Path) -> Path:
+    for task_id, tier, issue in (("easy-add", "easy", EASY_ISSUE),
+                                 ("guided-add", "guided", GUIDED_ISSUE)):
+        task = root / task_id
+        shutil.copytree(ROOT / "tasks" / "smoke" / "fix-add", task)
+        text = (task / "task.yaml").read_text().replace("id: fix-add", f"id: {task_id}")
+        head, rest = text.split("issue: |\n", 1)
+        rest = rest[rest.index("test_command:"):].replace("tier: guided", f"tier: {tier}")
+        (task / "task.yaml").write_text(f"{head}issue: |\n  {issue}\n{rest}")
+    return root
+
+
+class IssueFollower:
+    """Makes the edit a guided issue states, then submits; submits at once otherwise."""
+
+    n_ctx = 8192
+
+    def provenance(self) -> dict:
+        return {"engine": "scripted"}
+
+    def count_tokens(self, text: str) -> int:
+        return len(text) // 4
+
+    def truncate_to_tokens(self, text: str, max_tokens: int) -> str:
+        return text[: max_tokens * 4]
+
+    def generate(self, messages: list[Message], *, max_tokens: int, grammar=None,
+                 max_context_tokens=None) -> Generation:
+        guided = "Replace `" in messages[1].content
+        first = not any(m.role == "assistant" for m in messages)
+        if guided and first:
+            action = {"name": "edit", "arguments": {"path": "calc.py", "old": "return a - b",
+                                                    "new": "return a + b"}}
+        else:
+            action = {"name": "submit", "arguments": {}}
+        t = time.monotonic_ns()
+        return Generation(json.dumps(action), (), "stop", 300, 290, 10, 5, t, t, t, t, (t,))
+
+
+@pytest.fixture(scope="module")
+def run_dir(tiny_model_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("tiers")
+    suite = make_suite(tmp / "suite")
+    config = load_config(None, {"model": str(tiny_model_path), "suite": str(suite),
+                                "out": str(tmp / "runs")})
+    result = execute_run(config, engine_factory=lambda p, c: IssueFollower(), progress=False)
+    assert [t.outcome for t in result.tasks] == ["unresolved", "resolved"]
+    return result.run_dir
+
+
+def report(run_dir: Path, capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    capsys.readouterr()
+    assert cli.main(["report", str(run_dir), *args]) == 0
+    return capsys.readouterr().out
+
+
+def test_text_report_has_the_graded_tiers_and_guided_apart(run_dir: Path, capsys) -> None:
+    out = report(run_dir, capsys)
+    table = out[out.index("by tier"):].splitlines()
+    rows = {line.split()[0]: line.split()[1] for line in table[2:5]}
+    assert rows == {"easy": "0/1", "graded": "0/1", "guided": "1/1"}
+
+
+def test_json_md_and_html_keep_guided_apart(run_dir: Path, capsys) -> None:
+    data = json.loads(report(run_dir, capsys, "--format", "json"))
+    assert [(t["tier"], t["resolved"], t["tasks"]) for t in data["tiers"]] == [
+        ("easy", 0, 1), ("graded", 0, 1), ("guided", 1, 1)]
+    assert data["metrics"]["graded_resolved_rate"]["value"] == 0.0
+    assert data["metrics"]["guided_resolved_rate"]["value"] == 1.0
+    md = report(run_dir, capsys, "--format", "md")
+    assert "## Tiers" in md and "| guided | 1/1 |" in md
+    html = report(run_dir, capsys, "--format", "html")
+    assert "<h2>Tiers</h2>" in html and "guided" in html
+
+
+def test_check_and_compare_show_guided_apart(run_dir: Path, capsys) -> None:
+    capsys.readouterr()
+    cli.main(["check", str(run_dir)])
+    out = capsys.readouterr().out
+    assert "1 guided tasks (the issue states the fix) reported apart: guided 1/1 resolved, " \
+           "graded 0/1" in out
+    assert cli.main(["compare", str(run_dir), str(run_dir)]) == 0
+    out = capsys.readouterr().out
+    assert "graded (easy/medium/hard) resolved / attempted" in out
+    assert "guided (the issue states the fix) resolved / attempted" in out
