@@ -27,6 +27,14 @@ def tiny_model_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _load_make_tiny_model().write_tiny_model(out, seed=0)
 
 
+@pytest.fixture(scope="session")
+def tiny_kv_model_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tiny model with heads of 32 values: quantized KV caches (q8_0, q4_0) need whole
+    blocks of 32 per head, which the default tiny model's heads of 16 are not."""
+    out = tmp_path_factory.mktemp("tiny_kv_model") / "tiny-random-llama-hd32.gguf"
+    return _load_make_tiny_model().write_tiny_model(out, seed=0, n_head=2)
+
+
 @pytest.fixture
 def outside(tmp_path: Path) -> Path:
     """A directory beside the workspace that sandboxed tools must never reach."""

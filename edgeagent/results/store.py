@@ -60,6 +60,9 @@ def _step_columns() -> list[tuple[str, str]]:
 
 
 STEP_COLUMNS = _step_columns()
+# columns of `runs` added after the first release: resumed old run directories get them
+RUN_COLUMNS_ADDED = (("failure_reason", "TEXT"), ("peak_rss_bytes", "INTEGER"),
+                     ("peak_rss_scope", "TEXT"), ("kv_cache_bytes_max", "INTEGER"))
 TASK_COLUMNS = [f.name for f in dataclasses.fields(TaskRecord)]
 
 
@@ -87,7 +90,8 @@ def _schema_sql() -> str:
         run_id TEXT PRIMARY KEY, suite TEXT, status TEXT NOT NULL,
         started_wall REAL, finished_wall REAL, wall_ms REAL,
         task_ids_json TEXT, provenance_json TEXT,
-        energy_j REAL, energy_null_reason TEXT, sample_hz REAL, failure_reason TEXT
+        energy_j REAL, energy_null_reason TEXT, sample_hz REAL, failure_reason TEXT,
+        peak_rss_bytes INTEGER, peak_rss_scope TEXT, kv_cache_bytes_max INTEGER
     );
     CREATE TABLE IF NOT EXISTS samples (
         t_ns INTEGER PRIMARY KEY, cpu_percent REAL, rss_bytes INTEGER, temp_c REAL,
@@ -147,8 +151,9 @@ class RunStore:
         self.db.execute("PRAGMA synchronous=FULL")
         self.db.executescript(_schema_sql())
         run_cols = {r[1] for r in self.db.execute("PRAGMA table_info(runs)")}
-        if "failure_reason" not in run_cols:  # a run directory from before the column
-            self.db.execute("ALTER TABLE runs ADD COLUMN failure_reason TEXT")
+        for column, kind in RUN_COLUMNS_ADDED:
+            if column not in run_cols:  # a run directory from before the column
+                self.db.execute(f"ALTER TABLE runs ADD COLUMN {column} {kind}")
         if not self.db.execute("SELECT version FROM schema_version").fetchone():
             self.db.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
         self._run_id: str | None = None
@@ -257,9 +262,12 @@ class RunStore:
         with self.db:
             self.db.execute(
                 "UPDATE runs SET status = ?, finished_wall = ?, wall_ms = ?, energy_j = ?,"
-                " energy_null_reason = ?, sample_hz = ?, failure_reason = ? WHERE run_id = ?",
+                " energy_null_reason = ?, sample_hz = ?, failure_reason = ?,"
+                " peak_rss_bytes = ?, peak_rss_scope = ?, kv_cache_bytes_max = ?"
+                " WHERE run_id = ?",
                 (event.status, time.time(), event.wall_ms, event.energy_j,
                  event.energy_null_reason, event.sample_hz, event.failure_reason,
+                 event.peak_rss_bytes, event.peak_rss_scope, event.kv_cache_bytes_max,
                  event.run_id),
             )
 
