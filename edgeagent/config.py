@@ -38,7 +38,8 @@ class RunConfig:
     threads: int | None = None  # 0 or None: one per CPU
     threads_batch: int | None = None  # prompt (batch) threads; None: the same as threads
     n_batch: int = 512  # logical batch: prompt tokens submitted per llama_decode
-    n_ubatch: int = 512  # physical batch: tokens computed at once (at most n_batch)
+    # physical batch: tokens computed at once, at most n_batch; None: 512 or n_batch if less
+    n_ubatch: int | None = None
     flash_attn: bool = False
     type_k: str = "f16"  # KV cache types: f16, q8_0, q4_0 (a quantized V needs flash_attn)
     type_v: str = "f16"
@@ -263,7 +264,7 @@ def _check_engine(config: RunConfig, origin: dict[str, str]) -> None:
             f"{where('type_v')}: a quantized V cache (type_v {config.type_v}) needs flash "
             "attention in llama.cpp; set flash_attn: true (--flash-attn 1) or type_v: f16"
         )
-    if config.n_ubatch > config.n_batch:
+    if config.n_ubatch is not None and config.n_ubatch > config.n_batch:
         raise ConfigError(
             f"{where('n_ubatch')}: key 'n_ubatch' ({config.n_ubatch}) is larger than n_batch "
             f"({config.n_batch}); llama.cpp would cut it to n_batch: lower n_ubatch or raise "

@@ -35,6 +35,29 @@ def tiny_kv_model_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _load_make_tiny_model().write_tiny_model(out, seed=0, n_head=2)
 
 
+# the sweep the sweep, compare and browser tests read: 4 configurations x 2 repeats
+SWEEP_FLAGS = ("--threads", "1,2", "--flash-attn", "1", "--kv-type", "f16,q8_0",
+               "--repeats", "2", "--conversations", "1", "--max-new-tokens", "4",
+               "--n-ctx", "2048")
+
+
+@pytest.fixture(scope="session")
+def tiny_sweep(tiny_kv_model_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A finished `edgeagent sweep` directory on the tiny model (each run a child process)."""
+    import contextlib
+    import io
+
+    from edgeagent import cli
+
+    out = tmp_path_factory.mktemp("sweep")
+    with contextlib.redirect_stdout(io.StringIO()):
+        code = cli.main(["sweep", "--model", str(tiny_kv_model_path), *SWEEP_FLAGS,
+                         "--out", str(out)])
+    assert code == 0
+    (sweep_dir,) = out.iterdir()
+    return sweep_dir
+
+
 @pytest.fixture
 def outside(tmp_path: Path) -> Path:
     """A directory beside the workspace that sandboxed tools must never reach."""

@@ -82,7 +82,8 @@ def add_engine_flags(p: argparse.ArgumentParser, *, n_ctx_default: str = "") -> 
     g.add_argument("--n-batch", type=int, metavar="N",
                    help="logical batch: prompt tokens per llama_decode call (512)")
     g.add_argument("--n-ubatch", type=int, metavar="N",
-                   help="physical batch: tokens computed at once, at most --n-batch (512)")
+                   help="physical batch: tokens computed at once, at most --n-batch (512, or "
+                   "--n-batch if smaller)")
     g.add_argument("--flash-attn", type=on_off, metavar="1|0",
                    help="flash attention (default 0)")
     g.add_argument("--kv-type", choices=KV_CACHE_TYPES,

@@ -93,7 +93,7 @@ def _plan(args: argparse.Namespace):
         workload = replay_workload(args.dataset, args.conversations,
                                    bool(args.inject_tool_delay))
     lists = parse_lists({k: getattr(args, k) for k in SETTINGS})
-    return new_plan(workload, lists, _base(args), args.repeats or 1)
+    return new_plan(workload, lists, _base(args), 1 if args.repeats is None else args.repeats)
 
 
 def _print_dry_run(plan: Any) -> int:

@@ -41,7 +41,7 @@ def llamacpp_engine(path: Path, config: RunConfig) -> Engine:
         n_gpu_layers=config.gpu_layers,
         n_threads_batch=config.threads_batch,
         n_batch=config.n_batch,
-        n_ubatch=config.n_ubatch,
+        n_ubatch=config.n_ubatch or min(config.n_batch, 512),  # llama.cpp's default
         flash_attn=config.flash_attn,
         type_k=config.type_k,
         type_v=config.type_v,

@@ -22,20 +22,23 @@ OUTPUT_FILES = {"md": "sweep.md", "csv": "sweep.csv", "json": "sweep-table.json"
 _HEADERS = {key: (header, unit) for key, header, unit, _ in COLUMNS}
 
 
-def fmt_number(value: float, unit: str) -> str:
+def _digits(value: float) -> int:
+    return 3 if abs(value) < 10 else 2 if abs(value) < 100 else 1
+
+
+def fmt_number(value: float, unit: str, digits: int | None = None) -> str:
     if unit == "fraction":
         return f"{100 * value:.0f}%"
-    digits = 3 if abs(value) < 10 else 2 if abs(value) < 100 else 1
-    return f"{value:.{digits}f}"
+    return f"{value:.{_digits(value) if digits is None else digits}f}"
 
 
 def fmt_cell(cell: Cell, unit: str) -> str:
-    """`12.3 ± 0.4`, `12.3` (one repeat) or `n/a`."""
+    """`12.3 ± 0.4`, `12.3` (one repeat) or `n/a`; the sd to the mean's decimals."""
     if cell.mean is None:
         return "n/a"
     text = fmt_number(cell.mean, unit)
     if cell.sd is not None:
-        text += f" ± {fmt_number(cell.sd, unit)}"
+        text += f" ± {fmt_number(cell.sd, unit, _digits(cell.mean))}"
     return text
 
 
