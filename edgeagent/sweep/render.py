@@ -78,11 +78,11 @@ def _plan_lines(t: SweepTable) -> list[str]:
     grid = ", ".join(f"{k} {','.join(_plain(v) for v in vs)}" for k, vs in
                      (plan.get("grid") or {}).items())
     x, y = (_HEADERS[a][0] for a in t.pareto_axes)
+    model = (plan.get("base") or {}).get("model") or "the default"
     return [f"sweep {t.sweep_dir} [{t.status}]",
             f"workload: {work.get('kind')} {what}"
             + (f" (conversations {work['conversations']})" if work.get("conversations") else ""),
-            f"model: {(plan.get('base') or {}).get('model')}; grid: {grid or 'defaults only'};"
-            f" repeats: {plan.get('repeats')}",
+            f"model: {model}; grid: {grid or 'defaults only'}; repeats: {plan.get('repeats')}",
             "cells: mean ± sample sd over the repeats; agreement is against the first "
             f"configuration's first repeat; Pareto (*): lowest {x} and {y}"]
 
