@@ -259,6 +259,19 @@ class RunStore:
             )
 
     def _run_finished(self, event: RunFinished) -> None:
+        # a resumed run spans processes: its peak is the largest of theirs, and its largest
+        # KV cache is over every kept step, those before the resume too
+        old = self.db.execute("SELECT peak_rss_bytes FROM runs WHERE run_id = ?",
+                              (event.run_id,)).fetchone()
+        peaks = [v for v in (old[0] if old else None, event.peak_rss_bytes) if v is not None]
+        scope = event.peak_rss_scope
+        if self._resume is not None and scope:
+            scope += "; the largest over the processes of a resumed run"
+        kv = self.db.execute(f"SELECT max(kv_cache_bytes) FROM steps WHERE "
+                             f"{kept_attempts(self.db)}").fetchone()[0]
+        event = dataclasses.replace(
+            event, peak_rss_bytes=max(peaks) if peaks else None, peak_rss_scope=scope,
+            kv_cache_bytes_max=kv if kv is not None else event.kv_cache_bytes_max)
         with self.db:
             self.db.execute(
                 "UPDATE runs SET status = ?, finished_wall = ?, wall_ms = ?, energy_j = ?,"
