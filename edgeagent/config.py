@@ -37,10 +37,19 @@ class RunConfig:
     # the stuck rule (agent/stuck.py): this many consecutive identical calls with the same
     # outcome end a task as `stuck`; 0 disables it
     stuck_after: int = DEFAULT_STUCK_AFTER
-    # engine
+    # engine (llama.cpp's context and model settings; docs/sweep.md says what each does)
     n_ctx: int = 8192
-    threads: int | None = None
+    threads: int | None = None  # 0 or None: one per CPU
+    threads_batch: int | None = None  # prompt (batch) threads; None: the same as threads
+    n_batch: int = 512  # logical batch: prompt tokens submitted per llama_decode
+    # physical batch: tokens computed at once, at most n_batch; None: 512 or n_batch if less
+    n_ubatch: int | None = None
+    flash_attn: bool = False
+    type_k: str = "f16"  # KV cache types: f16, q8_0, q4_0 (a quantized V needs flash_attn)
+    type_v: str = "f16"
     gpu_layers: int = 0
+    mlock: bool = False  # lock the model's pages in RAM
+    mmap: bool = True  # map the GGUF instead of reading it into memory
     # sampling (llama.cpp's sampler chain); temperature 0 is greedy. Replay is always greedy.
     seed: int = 0
     temperature: float = 0.0
@@ -79,8 +88,9 @@ _DEFAULT_STEPS = 20
 _MINIMUMS: dict[str, float] = {
     "max_steps": 1, "n_ctx": 512, "max_new_tokens": 1, "observation_tokens": 64,
     "sample_interval_s": 0.005, "power_estimate_tdp": 0.1, "spec_ngram": 1, "spec_max_draft": 1,
-    "turn_timeout_s": 0.1,
+    "turn_timeout_s": 0.1, "n_batch": 1, "n_ubatch": 1,
 }
+KV_CACHE_TYPES = ("f16", "q8_0", "q4_0")
 DEFAULT_WALL_S = 600.0
 DEFAULT_COMMAND_TIMEOUT_S = 60.0
 
@@ -178,6 +188,7 @@ def load_config(path: Path | None = None, overrides: dict[str, Any] | None = Non
             values[key] = _coerce(key, value, origin[key])
     config = RunConfig(**values)
     _check_consistent(config, path)
+    _check_engine(config, origin)
     _check_spec(config, origin.get("spec", "spec"))
     return config
 
@@ -253,6 +264,28 @@ def _check_consistent(config: RunConfig, path: Path | None) -> None:
         raise ConfigError(
             f"{where}: key 'max_context_tokens' ({config.max_context_tokens}) is larger than "
             f"n_ctx ({config.n_ctx}); raise n_ctx or lower max_context_tokens"
+        )
+
+
+def _check_engine(config: RunConfig, origin: dict[str, str]) -> None:
+    """llama.cpp settings that it would refuse (or silently change) when the model loads."""
+    where = lambda key: origin.get(key, "config")  # noqa: E731
+    for key in ("type_k", "type_v"):
+        if getattr(config, key) not in KV_CACHE_TYPES:
+            raise ConfigError(
+                f"{where(key)}: key '{key}' must be one of {', '.join(KV_CACHE_TYPES)}, "
+                f"got {getattr(config, key)!r}"
+            )
+    if config.type_v != "f16" and not config.flash_attn:
+        raise ConfigError(
+            f"{where('type_v')}: a quantized V cache (type_v {config.type_v}) needs flash "
+            "attention in llama.cpp; set flash_attn: true (--flash-attn 1) or type_v: f16"
+        )
+    if config.n_ubatch is not None and config.n_ubatch > config.n_batch:
+        raise ConfigError(
+            f"{where('n_ubatch')}: key 'n_ubatch' ({config.n_ubatch}) is larger than n_batch "
+            f"({config.n_batch}); llama.cpp would cut it to n_batch: lower n_ubatch or raise "
+            "n_batch"
         )
 
 

@@ -174,6 +174,9 @@ class RunFinished:
     energy_null_reason: str | None = None
     sample_hz: float | None = None  # the sampling rate achieved over the run
     failure_reason: str | None = None  # why a `failed` run failed
+    peak_rss_bytes: int | None = None  # None: not readable here (not Linux)
+    peak_rss_scope: str | None = None  # what the peak covers (since the model load, or not)
+    kv_cache_bytes_max: int | None = None  # the KV cache's bytes at the largest context
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,37 @@ def tiny_model_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _load_make_tiny_model().write_tiny_model(out, seed=0)
 
 
+@pytest.fixture(scope="session")
+def tiny_kv_model_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tiny model with heads of 32 values: quantized KV caches (q8_0, q4_0) need whole
+    blocks of 32 per head, which the default tiny model's heads of 16 are not."""
+    out = tmp_path_factory.mktemp("tiny_kv_model") / "tiny-random-llama-hd32.gguf"
+    return _load_make_tiny_model().write_tiny_model(out, seed=0, n_head=2)
+
+
+# the sweep the sweep, compare and browser tests read: 2 configurations x 2 repeats
+SWEEP_FLAGS = ("--threads", "1", "--flash-attn", "1", "--kv-type", "f16,q8_0",
+               "--repeats", "2", "--conversations", "1", "--max-new-tokens", "4",
+               "--n-ctx", "2048")
+
+
+@pytest.fixture(scope="session")
+def tiny_sweep(tiny_kv_model_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A finished `edgeagent sweep` directory on the tiny model (each run a child process)."""
+    import contextlib
+    import io
+
+    from edgeagent import cli
+
+    out = tmp_path_factory.mktemp("sweep")
+    with contextlib.redirect_stdout(io.StringIO()):
+        code = cli.main(["sweep", "--model", str(tiny_kv_model_path), *SWEEP_FLAGS,
+                         "--out", str(out)])
+    assert code == 0
+    (sweep_dir,) = out.iterdir()
+    return sweep_dir
+
+
 @pytest.fixture
 def outside(tmp_path: Path) -> Path:
     """A directory beside the workspace that sandboxed tools must never reach."""

@@ -63,8 +63,9 @@ def _vocab() -> tuple[list[str], list[float], list[int]]:
     return tokens, scores, types
 
 
-def write_tiny_model(path: Path, *, seed: int = 0) -> Path:
-    """Write the tiny model to path (parents created) and return path."""
+def write_tiny_model(path: Path, *, seed: int = 0, n_head: int = N_HEAD) -> Path:
+    """Write the tiny model to path (parents created) and return path. `n_head=2` gives heads
+    of 32 values, which quantized KV caches (q8_0, q4_0: blocks of 32) need."""
     import gguf
 
     path = Path(path)
@@ -72,7 +73,8 @@ def write_tiny_model(path: Path, *, seed: int = 0) -> Path:
     rng = np.random.default_rng(seed)
     tokens, scores, types = _vocab()
     n_vocab = len(tokens)
-    head_dim = N_EMBD // N_HEAD
+    head_dim = N_EMBD // n_head
+    n_head_kv = min(N_HEAD_KV, n_head)
 
     writer = gguf.GGUFWriter(str(path), "llama")  # also writes general.architecture
     writer.add_name("tiny-random-llama")
@@ -81,8 +83,8 @@ def write_tiny_model(path: Path, *, seed: int = 0) -> Path:
     writer.add_embedding_length(N_EMBD)
     writer.add_block_count(N_LAYER)
     writer.add_feed_forward_length(N_FF)
-    writer.add_head_count(N_HEAD)
-    writer.add_head_count_kv(N_HEAD_KV)
+    writer.add_head_count(n_head)
+    writer.add_head_count_kv(n_head_kv)
     writer.add_layer_norm_rms_eps(1e-5)
     writer.add_rope_dimension_count(head_dim)
     writer.add_rope_freq_base(10000.0)
@@ -115,10 +117,10 @@ def write_tiny_model(path: Path, *, seed: int = 0) -> Path:
     for i in range(N_LAYER):
         blk = f"blk.{i}"
         writer.add_tensor(f"{blk}.attn_norm.weight", ones(N_EMBD))
-        writer.add_tensor(f"{blk}.attn_q.weight", weight(N_HEAD * head_dim, N_EMBD))
-        writer.add_tensor(f"{blk}.attn_k.weight", weight(N_HEAD_KV * head_dim, N_EMBD))
-        writer.add_tensor(f"{blk}.attn_v.weight", weight(N_HEAD_KV * head_dim, N_EMBD))
-        writer.add_tensor(f"{blk}.attn_output.weight", weight(N_EMBD, N_HEAD * head_dim))
+        writer.add_tensor(f"{blk}.attn_q.weight", weight(n_head * head_dim, N_EMBD))
+        writer.add_tensor(f"{blk}.attn_k.weight", weight(n_head_kv * head_dim, N_EMBD))
+        writer.add_tensor(f"{blk}.attn_v.weight", weight(n_head_kv * head_dim, N_EMBD))
+        writer.add_tensor(f"{blk}.attn_output.weight", weight(N_EMBD, n_head * head_dim))
         writer.add_tensor(f"{blk}.ffn_norm.weight", ones(N_EMBD))
         writer.add_tensor(f"{blk}.ffn_gate.weight", weight(N_FF, N_EMBD))
         writer.add_tensor(f"{blk}.ffn_up.weight", weight(N_FF, N_EMBD))

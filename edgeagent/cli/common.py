@@ -10,7 +10,11 @@ import threading
 from typing import Any
 
 # the config keys each flag group sets (config.py names them; the flags are their dashed forms)
-ENGINE_KEYS = ("model", "n_ctx", "threads", "gpu_layers", "seed", "grammar")
+ENGINE_KEYS = ("model", "n_ctx", "threads", "threads_batch", "n_batch", "n_ubatch",
+               "flash_attn", "type_k", "type_v", "gpu_layers", "mlock", "mmap", "seed",
+               "grammar")
+ON_OFF = {"1": True, "on": True, "true": True, "yes": True,
+          "0": False, "off": False, "false": False, "no": False}
 METER_KEYS = ("power_root", "power_estimate_tdp", "sample_interval_s")
 ENDPOINT_KEYS = ("endpoint", "api_key_env", "served_model", "endpoint_constraint",
                  "turn_timeout_s", "tokenizer")
@@ -55,14 +59,43 @@ class StopFlag:
         signal.signal(signal.SIGTERM, handler)
 
 
+def on_off(text: str) -> bool:
+    """1/0, on/off, true/false, yes/no (llama-bench writes -fa 1)."""
+    value = ON_OFF.get(text.strip().lower())
+    if value is None:
+        raise argparse.ArgumentTypeError(f"expected 1 or 0 (on/off), got {text!r}")
+    return value
+
+
 def add_engine_flags(p: argparse.ArgumentParser, *, n_ctx_default: str = "") -> None:
-    """`--model`, `--n-ctx`, `--threads`, `--gpu-layers`, `--seed`, `--no-grammar`."""
+    """`--model`, `--n-ctx`, the llama.cpp settings (threads, batches, flash attention, KV
+    cache types, offload, mlock, mmap), `--seed`, `--no-grammar`."""
+    from ..config import KV_CACHE_TYPES
+
     p.add_argument("--model", help="known model name or path to a .gguf file")
     p.add_argument("--n-ctx", type=int, help="llama.cpp context window" + n_ctx_default)
-    p.add_argument("--threads", type=int,
+    g = p.add_argument_group("llama.cpp settings (recorded and read back in provenance.json)")
+    g.add_argument("--threads", type=int,
                    help="CPU threads for llama.cpp (0 or unset: one per CPU; the number used "
                    "is recorded in provenance.json)")
-    p.add_argument("--gpu-layers", type=int, help="layers to offload to a GPU")
+    g.add_argument("--threads-batch", type=int, metavar="N",
+                   help="threads for prompt processing (default: --threads)")
+    g.add_argument("--n-batch", type=int, metavar="N",
+                   help="logical batch: prompt tokens per llama_decode call (512)")
+    g.add_argument("--n-ubatch", type=int, metavar="N",
+                   help="physical batch: tokens computed at once, at most --n-batch (512, or "
+                   "--n-batch if smaller)")
+    g.add_argument("--flash-attn", type=on_off, metavar="1|0",
+                   help="flash attention (default 0)")
+    g.add_argument("--kv-type", choices=KV_CACHE_TYPES,
+                   help="KV cache type for both K and V (a quantized V needs --flash-attn 1)")
+    g.add_argument("--type-k", choices=KV_CACHE_TYPES, help="K cache type (f16)")
+    g.add_argument("--type-v", choices=KV_CACHE_TYPES, help="V cache type (f16)")
+    g.add_argument("--gpu-layers", type=int, help="layers to offload to a GPU")
+    g.add_argument("--mlock", type=on_off, metavar="1|0",
+                   help="lock the model in RAM (default 0)")
+    g.add_argument("--mmap", type=on_off, metavar="1|0",
+                   help="map the model file instead of reading it (default 1)")
     p.add_argument("--seed", type=int, help="sampling seed (recorded)")
     p.add_argument("--no-grammar", dest="grammar", action="store_false", default=None,
                    help="do not constrain tool calls with a grammar")
@@ -120,5 +153,12 @@ def add_endpoint_flags(p: argparse.ArgumentParser) -> None:
 
 
 def overrides(args: argparse.Namespace, *keys: str) -> dict[str, Any]:
-    """The config overrides the flags of `keys` carry (None: not given)."""
-    return {key: getattr(args, key) for key in keys}
+    """The config overrides the flags of `keys` carry (None: not given); `--kv-type` sets
+    type_k and type_v where --type-k / --type-v do not."""
+    given = {key: getattr(args, key) for key in keys}
+    kv_type = getattr(args, "kv_type", None)
+    if kv_type is not None:
+        for key in ("type_k", "type_v"):
+            if key in given and given[key] is None:
+                given[key] = kv_type
+    return given

@@ -11,10 +11,11 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..errors import UserError
-from . import doctor, index, models, replay, report, run, sensors, tasks, view
+from . import doctor, index, models, replay, report, run, sensors, sweep, tasks, view
 
 # in `edgeagent --help` order
-COMMAND_GROUPS = (run, report, models, tasks, sensors, doctor, replay, index, view)
+COMMAND_GROUPS = (run, report, models, tasks, sensors, doctor, replay, sweep, index,
+                  view)
 
 
 def build_parser() -> argparse.ArgumentParser:

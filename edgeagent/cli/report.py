@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..errors import UserError
+from ..sweep.index import is_sweep_dir
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -31,7 +32,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         "compare", help="runs side by side: headline metrics, ratios, per-task deltas",
         description="Compare runs: every headline metric with its ratio to the first run, "
         "per-task deltas, and warnings when runs are not comparable.")
-    c.add_argument("run_dirs", type=Path, nargs="+", help="run directories (first = baseline)")
+    c.add_argument("run_dirs", type=Path, nargs="+",
+                   help="run directories (first = baseline), or one sweep directory (its "
+                   "table: a row per configuration)")
     c.add_argument("--by", choices=["device", "config"],
                    help="device: pool runs of one device into a column (never an "
                    "estimated-energy run with a measured or unmetered one); config: repeats "
@@ -93,8 +96,23 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     if args.bandwidth_gbs is not None and args.bandwidth_gbs <= 0:
         raise UserError("--bandwidth-gbs must be a positive number of GB/s")
     fmt = output_format(args.format, args.output, FORMATS)
+    sweeps = [d for d in args.run_dirs if is_sweep_dir(d)]
+    if sweeps:
+        _write_or_print(_sweep_table(args.run_dirs, args.by, fmt), args.output)
+        return 0
     _write_or_print(compare_dirs(args.run_dirs, args.by, fmt, args.bandwidth_gbs), args.output)
     return 0
+
+
+def _sweep_table(dirs: Sequence[Path], by: str | None, fmt: str) -> str:
+    """A sweep directory compared: its table, one row per configuration (mean ± sd)."""
+    from ..sweep import load_index, render_table, sweep_table
+
+    if len(dirs) > 1 or by:
+        raise UserError(f"{dirs[0] if len(dirs) == 1 else 'a sweep directory'}: compare "
+                        "takes one sweep directory alone (its table compares its "
+                        "configurations), or run directories")
+    return render_table(sweep_table(load_index(dirs[0])), fmt)
 
 
 def _cmd_check(args: argparse.Namespace) -> int:

@@ -17,7 +17,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         "observation with the step's numbers; compare two runs side by side. Without a "
         "terminal (a pipe, a CI log) it prints the run's report, or the comparison, instead.")
     p.add_argument("run_dir", nargs="?", type=Path, default=Path("runs"),
-                   help="a run directory, or a folder of runs to pick from (default runs/)")
+                   help="a run directory, a sweep directory, or a folder of runs (and "
+                   "sweeps) to pick from (default runs/)")
     p.add_argument("--compare", type=Path, metavar="RUN_DIR",
                    help="open run_dir and this run side by side")
     p.set_defaults(func=_cmd_view)
@@ -44,6 +45,15 @@ def _print_instead(run_dir: Path, compare: Path | None) -> int:
         print("edgeagent view: no terminal; printing `edgeagent compare` instead",
               file=sys.stderr)
         print(compare_dirs([run_dir, compare], None, "text", None))
+        return 0
+    from ..sweep.index import is_sweep_dir
+
+    if is_sweep_dir(run_dir):
+        from ..sweep import load_index, render_table, sweep_table
+
+        print("edgeagent view: no terminal; printing the sweep's table instead",
+              file=sys.stderr)
+        print(render_table(sweep_table(load_index(run_dir)), "text"))
         return 0
     if not (run_dir / "run.db").is_file():
         raise UserError(f"`edgeagent view` needs a terminal to pick a run from {run_dir}; "

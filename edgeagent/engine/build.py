@@ -29,8 +29,9 @@ def build_engine(
 
 
 def llamacpp_engine(path: Path, config: RunConfig) -> Engine:
-    """The in-process llama.cpp engine with the config's context, threads, offload, sampling
-    and speculative settings."""
+    """The in-process llama.cpp engine with the config's context, llama.cpp settings
+    (threads, batches, flash attention, KV types, offload, mlock, mmap), sampling and
+    speculative settings."""
     from .llamacpp import LlamaCppEngine
 
     return LlamaCppEngine(
@@ -38,6 +39,14 @@ def llamacpp_engine(path: Path, config: RunConfig) -> Engine:
         n_ctx=config.n_ctx,
         n_threads=config.threads,
         n_gpu_layers=config.gpu_layers,
+        n_threads_batch=config.threads_batch,
+        n_batch=config.n_batch,
+        n_ubatch=config.n_ubatch or min(config.n_batch, 512),  # llama.cpp's default
+        flash_attn=config.flash_attn,
+        type_k=config.type_k,
+        type_v=config.type_v,
+        use_mlock=config.mlock,
+        use_mmap=config.mmap,
         seed=config.seed,
         temperature=config.temperature,
         top_p=config.top_p,

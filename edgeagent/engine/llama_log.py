@@ -6,6 +6,10 @@ ERROR 3), while the llama.cpp it bundles logs DEBUG 1, INFO 2, WARN 3, ERROR 4, 
 with `verbose=False` every warning still reached stderr (e.g. "n_ctx_seq (4096) > n_ctx_train
 (2048)" on every tiny-model run). This callback reads the levels right and prints nothing;
 what the engine could not do is reported by the engine's own errors.
+
+A few INFO lines are kept too, for the settings llama.cpp reports it used when a context is
+made (flash attention, the KV cache's types and size, the load mode): there is no getter for
+them in llama.h (engine/llamacpp_settings.py reads them back from these lines).
 """
 
 from __future__ import annotations
@@ -13,12 +17,16 @@ from __future__ import annotations
 import ctypes
 from typing import Any
 
-WARN, ERROR, CONT = 3, 4, 5
+INFO, WARN, ERROR, CONT = 2, 3, 4, 5
 _MAX_LINES = 50
+_MAX_INFO_LINES = 200
+# the INFO lines that say which settings a model and context were made with
+_INFO_PREFIXES = ("llama_context:", "llama_kv_cache: size", "load_tensors:")
 
 _callback: Any = None  # kept referenced: llama.cpp calls it from C
 _last_level = 0
 _collected: list[str] = []
+_info: list[str] = []
 
 
 def install(llama_cpp: Any) -> None:
@@ -36,6 +44,9 @@ def install(llama_cpp: Any) -> None:
         line = text.decode("utf-8", errors="replace").strip()
         if level >= WARN and line and len(_collected) < _MAX_LINES:
             _collected.append(line)
+        elif level == INFO and line.startswith(_INFO_PREFIXES) and (
+                len(_info) < _MAX_INFO_LINES):
+            _info.append(line)
 
     _callback = _on_log
     llama_cpp.llama_log_set(_on_log, ctypes.c_void_p(0))
@@ -45,4 +56,11 @@ def take_warnings() -> list[str]:
     """The warnings and errors logged since the last call (each once, in order)."""
     lines = list(dict.fromkeys(_collected))
     _collected.clear()
+    return lines
+
+
+def take_info() -> list[str]:
+    """The settings lines (INFO) logged since the last call, in order."""
+    lines = list(_info)
+    _info.clear()
     return lines

@@ -33,6 +33,7 @@ from . import llama_log
 from .base import ContextOverflow, EngineError, Generation, Grammar, Message, gbnf_of
 from .chat_template import CHATML_TEMPLATE, ChatTemplate
 from .llamacpp_ops import evaluate_after_prefix, truncate_head_tail
+from .llamacpp_settings import GGML_TYPES, kv_bytes_per_token, read_back
 from .speculative import Speculator, build_speculator, decode_speculative
 
 # GGUF general.file_type -> quantisation name (llama.cpp's llama_ftype)
@@ -130,6 +131,13 @@ class LlamaCppEngine:
         n_batch: int = 512,
         fast_grammar: bool = True,
         spec: SpecSettings | None = None,
+        n_threads_batch: int | None = None,
+        n_ubatch: int = 512,
+        flash_attn: bool = False,
+        type_k: str = "f16",
+        type_v: str = "f16",
+        use_mlock: bool = False,
+        use_mmap: bool = True,
     ) -> None:
         try:
             import llama_cpp
@@ -147,7 +155,15 @@ class LlamaCppEngine:
         # 0 or None: one thread per CPU; what is recorded is the number llama.cpp was given
         self.n_threads_requested = n_threads
         self.n_threads = n_threads or max(1, os.cpu_count() or 1)
+        self.n_threads_batch = n_threads_batch or self.n_threads
         self.n_gpu_layers = n_gpu_layers
+        # the settings as asked; `settings_read_back` is what llama.cpp reports it used
+        self.settings = {
+            "threads": self.n_threads, "threads_batch": self.n_threads_batch,
+            "n_batch": n_batch, "n_ubatch": n_ubatch, "flash_attn": flash_attn,
+            "type_k": type_k, "type_v": type_v, "gpu_layers": n_gpu_layers,
+            "mlock": use_mlock, "mmap": use_mmap,
+        }
         self.seed = seed
         self.temperature = temperature
         self.top_p = top_p
@@ -163,19 +179,35 @@ class LlamaCppEngine:
                 model_path=str(self.model_path),
                 n_ctx=n_ctx,
                 n_threads=self.n_threads,
-                n_threads_batch=self.n_threads,
+                n_threads_batch=self.n_threads_batch,
                 n_gpu_layers=n_gpu_layers,
                 n_batch=n_batch,
+                n_ubatch=n_ubatch,
+                flash_attn=flash_attn,
+                type_k=GGML_TYPES[type_k],
+                type_v=GGML_TYPES[type_v],
+                use_mlock=use_mlock,
+                use_mmap=use_mmap,
                 seed=seed,
                 verbose=False,
             )
         except (ValueError, RuntimeError, OSError) as exc:
+            said = [w for w in llama_log.take_warnings() if w.strip(". ")]
+            llama_log.take_info()  # this context's lines must not reach the next one
+            if said and "context" in str(exc):
+                # the model loaded but llama.cpp refused the context: its reason is the fix
+                raise ModelError(
+                    f"llama.cpp cannot make a context for {self.model_path.name} with these "
+                    f"settings: {said[-1]} (change the setting it names)"
+                ) from exc
             raise ModelError(
                 f"cannot load model {self.model_path}: {exc} (is it a complete GGUF file? "
                 "re-download it with `edgeagent models pull NAME`)"
             ) from exc
         self.load_ms = (time.monotonic_ns() - t0) / 1e6
         self.load_warnings = llama_log.take_warnings()
+        self.settings_read_back = read_back(llama_cpp, self.llm._ctx.ctx, self.model_path,
+                                            llama_log.take_info())
         self.n_ctx = self.llm.n_ctx()
         self.system_info = system_info
         self._vocab = self.llm._model.vocab
@@ -216,7 +248,8 @@ class LlamaCppEngine:
             return default
 
     def _kv_bytes_per_token_from_metadata(self) -> int:
-        """K and V per token: layers x kv heads x (key dim + value dim) x 2 bytes (f16 cache)."""
+        """K and V per token: layers x kv heads x (key row + value row), each row in its
+        cache type's bytes (f16: 2 a value; q8_0 and q4_0 in blocks of 32)."""
         arch = self._meta.get("general.architecture", "")
         n_layer = self._meta_int(f"{arch}.block_count", 0) or 0
         n_head = self._meta_int(f"{arch}.attention.head_count", 1) or 1
@@ -224,7 +257,8 @@ class LlamaCppEngine:
         n_embd = self._meta_int(f"{arch}.embedding_length", 0) or 0
         k_dim = self._meta_int(f"{arch}.attention.key_length", n_embd // n_head) or 0
         v_dim = self._meta_int(f"{arch}.attention.value_length", n_embd // n_head) or 0
-        return n_layer * n_head_kv * (k_dim + v_dim) * 2
+        return kv_bytes_per_token(n_layer, n_head_kv, k_dim, v_dim,
+                                  self.settings["type_k"], self.settings["type_v"])
 
     def provenance(self) -> dict[str, Any]:
         lc = self._llama_cpp
@@ -249,6 +283,8 @@ class LlamaCppEngine:
             "llama_cpp_load_warnings": self.load_warnings,
             "n_threads_auto": not self.n_threads_requested,
             "n_gpu_layers": self.n_gpu_layers,
+            "settings": dict(self.settings),
+            "settings_read_back": self.settings_read_back,
             "seed": self.seed,
             "temperature": self.temperature,
             "sampling": sampling_label(self.sampler()),

@@ -116,3 +116,30 @@ def _psutil_max_temperature_c() -> float | None:
         if e.current is not None and lo < e.current < hi
     ]
     return max(values) if values else None
+
+
+PEAK_RSS_SINCE_LOAD = "this process's peak RSS (kernel VmHWM) from before the model loaded"
+PEAK_RSS_LIFETIME = ("this process's peak RSS over its whole life (kernel VmHWM; its mark "
+                     "could not be reset at the run's start)")
+
+
+def reset_peak_rss() -> str:
+    """Restart the kernel's peak-RSS mark from the current RSS (Linux >= 4.0: writing 5 to
+    /proc/self/clear_refs), so a run's peak is its own even when an earlier run in the same
+    process used more. Returns what the peak read at the end will cover."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+    except OSError:
+        return PEAK_RSS_LIFETIME
+    return PEAK_RSS_SINCE_LOAD
+
+
+def peak_rss_bytes() -> int | None:
+    """VmHWM of this process (None where /proc/self/status has none: not Linux)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None

@@ -83,6 +83,8 @@ def _metric_section(metrics: Sequence[Metric]) -> list[str]:
         lines.append(f"  share of {kind}: " + ", ".join(parts))
     lines.append(f"  decode: {f('decode_achieved_gbs')} read (weights + KV per token x tok/s), "
                  f"roofline efficiency {f('decode_roofline_efficiency')}")
+    lines.append(f"  memory: peak RSS {f('peak_rss_mb')}, KV cache at the largest context "
+                 f"{f('kv_cache_mb_max')}")
     return lines
 
 
@@ -152,7 +154,9 @@ def to_json(data: RunData, metrics: Sequence[Metric], verdict: Verdict,
         "suite": data.runs[0]["suite"] if data.runs else None,
         "status": [r["status"] for r in data.runs],
         "model": {k: model.get(k) for k in ("name", "sha256", "quantization", "n_ctx",
-                                            "model_size_bytes", "kv_bytes_per_token")},
+                                            "model_size_bytes", "kv_bytes_per_token",
+                                            "settings", "settings_read_back")},
+        "peak_rss_scope": next((r.get("peak_rss_scope") for r in data.runs), None),
         "device": device_label(data.provenance),
         "bandwidth_gbs": bandwidth_gbs,
         "metrics": {m.key: asdict(m) for m in metrics},

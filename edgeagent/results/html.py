@@ -12,7 +12,7 @@ from .metrics import Metric, RunData
 from .plots import svg_plots
 from .validity import Verdict, verdict_lines
 
-_STYLE = """
+PAGE_STYLE = """
 body{font-family:system-ui,sans-serif;margin:2em;max-width:1100px;color:#222}
 table{border-collapse:collapse;margin:1em 0;font-size:14px}
 td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}
@@ -45,7 +45,7 @@ def _cell(c: Any, numeric_column: bool) -> str:
 
 
 
-def _table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+def html_table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     """Numbers right-aligned and kept on one line (a column of values reads down its
     decimal point, and "389.8 tasks/h" never breaks), text left-aligned."""
     numeric = [bool(rows) and all(_is_number(r[i]) or r[i] in (None, "", "n/a") for r in rows)
@@ -106,11 +106,11 @@ def render_html(data: RunData, metrics: Sequence[Metric], verdict: Verdict,
         from .tiers import GUIDED_NOTE
 
         tiers = (f'<h2>Tiers</h2><p class="note">graded: the issue describes the problem; '
-                 f"{escape(GUIDED_NOTE)}</p>{_table(*tier_table)}")
+                 f"{escape(GUIDED_NOTE)}</p>{html_table(*tier_table)}")
     stuck_html = "".join(f'<p class="note">{escape(line)}</p>' for line in stuck)
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{escape(md_title)}</title>
-<style>{_STYLE}</style></head><body>
+<style>{PAGE_STYLE}</style></head><body>
 <h1>edgeagent report</h1>
 <p>{escape(md_title)}</p>
 <h2 class="{cls}">Result is: {result}</h2>
@@ -118,11 +118,11 @@ def render_html(data: RunData, metrics: Sequence[Metric], verdict: Verdict,
 <p class="note">checks passed or not applicable:</p><ul class="note">{notes}</ul>
 <h2>Metrics</h2>
 <p class="note">definitions: {defs_link}; memory bandwidth for the roofline: {bw}</p>
-{_table(["metric", "value", "n", "note"], metric_rows)}
+{html_table(["metric", "value", "n", "note"], metric_rows)}
 {tiers}
 {stuck_html}
 <h2>Tasks</h2>
-{_table(*task_table)}
+{html_table(*task_table)}
 <h2>Plots</h2>
 <div class="plots">{plots}</div>
 {not_plotted}

@@ -321,7 +321,28 @@ def run_metrics(data: RunData) -> list[Metric]:
                         reason))
     m.append(Metric("energy_share_retrieval", "retrieval share of energy", None, "fraction",
                     "retrieval is not metered as its own phase (it is inside tool)"))
-    return m
+    return m + memory_metrics(data)
+
+
+def memory_metrics(data: RunData) -> list[Metric]:
+    """The run record's peak RSS and the KV cache's size at the largest context (several
+    runs pooled: the largest of them)."""
+    out = []
+    for key, column, label in (
+        ("peak_rss_mb", "peak_rss_bytes", "peak RSS"),
+        ("kv_cache_mb_max", "kv_cache_bytes_max", "KV cache at the largest context"),
+    ):
+        values = [r.get(column) for r in data.runs]
+        known = [v for v in values if v is not None]
+        if data.runs and len(known) == len(values):
+            out.append(Metric(key, label, max(known) / 1e6, "MB", higher_is_better=False))
+            continue
+        why = ("not recorded (a run from before this column, or one that did not finish)"
+               if data.runs else "no run record")
+        if column == "peak_rss_bytes" and any(r.get("finished_wall") for r in data.runs):
+            why = "not readable on this OS (no /proc/self/status)"
+        out.append(Metric(key, label, None, "MB", why, higher_is_better=False))
+    return out
 
 
 # -- step metrics ---------------------------------------------------------------------------

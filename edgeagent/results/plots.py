@@ -15,7 +15,7 @@ COLORS = {"prefill": "#4c72b0", "decode": "#dd8452", "tool": "#55a868", "other":
           "rest": "#d0d0d0"}
 
 
-def _pyplot() -> Any:
+def pyplot() -> Any:
     try:
         import matplotlib
 
@@ -178,7 +178,7 @@ class Figure:
 def svg_plots(data: RunData) -> list[Figure]:
     """Each plot as inline SVG text with its caption; a plot with nothing to show (no power
     source, no steps) is not drawn, only its reason kept."""
-    plt = _pyplot()
+    plt = pyplot()
     out = []
     for name, draw in PLOTS:
         fig, ax = plt.subplots(figsize=(6.4, 3.6))
@@ -199,7 +199,7 @@ def svg_plots(data: RunData) -> list[Figure]:
 
 def save_png(data: RunData, path: Any, dpi: int = 80, summary: str = "") -> None:
     """All plots in one PNG (for a README), `summary` text in the sixth panel."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, axes = plt.subplots(3, 2, figsize=(12, 10.5))
     for ax, (_, draw) in zip(axes.flat, PLOTS, strict=False):
         draw(ax, data)

@@ -66,6 +66,7 @@ def render_report(run_dir: Path) -> str:
         f"sha256 {str(model.get('sha256', ''))[:12]}  n_ctx {model.get('n_ctx')}  "
         f"threads {model.get('n_threads')}{' (auto)' if model.get('n_threads_auto') else ''}"
     )
+    lines += settings_lines(model)
     if model.get("sampling"):
         lines.append(f"sampling {model['sampling']}")
     if model.get("endpoint"):
@@ -195,6 +196,29 @@ def _energy_lines(run, prov: dict, tasks: list, phases) -> list[str]:
 
 def _gib(n: Any) -> str:
     return f"{n / 2**30:.1f} GiB" if isinstance(n, (int, float)) else "? GiB"
+
+
+def settings_lines(model: dict[str, Any]) -> list[str]:
+    """The llama.cpp settings as llama.cpp reported them (read back), and where one differs
+    from what was asked, both; nothing for an endpoint or a run from before they were kept."""
+    asked = model.get("settings") or {}
+    got = model.get("settings_read_back") or {}
+    if not asked:
+        return []
+
+    def show(key: str) -> str:
+        value = got.get(key, asked.get(key))
+        text = {True: "on", False: "off", None: "?"}.get(value, str(value)) if isinstance(
+            value, (bool, type(None))) else str(value)
+        if key in got and asked.get(key) is not None and got[key] != asked[key]:
+            text += f" (asked {asked[key]})"
+        return text
+
+    parts = [f"{label} {show(key)}" for key, label in (
+        ("threads", "threads"), ("threads_batch", "batch threads"), ("n_batch", "n_batch"),
+        ("n_ubatch", "n_ubatch"), ("flash_attn", "flash_attn"), ("type_k", "K"),
+        ("type_v", "V"), ("gpu_layers", "gpu layers"), ("mmap", "mmap"), ("mlock", "mlock"))]
+    return ["llama.cpp " + ", ".join(parts) + " (read back from llama.cpp)"]
 
 
 def device_lines(prov: dict[str, Any]) -> list[str]:

@@ -60,6 +60,9 @@ def _step_columns() -> list[tuple[str, str]]:
 
 
 STEP_COLUMNS = _step_columns()
+# columns of `runs` added after the first release: resumed old run directories get them
+RUN_COLUMNS_ADDED = (("failure_reason", "TEXT"), ("peak_rss_bytes", "INTEGER"),
+                     ("peak_rss_scope", "TEXT"), ("kv_cache_bytes_max", "INTEGER"))
 TASK_COLUMNS = [f.name for f in dataclasses.fields(TaskRecord)]
 
 
@@ -87,7 +90,8 @@ def _schema_sql() -> str:
         run_id TEXT PRIMARY KEY, suite TEXT, status TEXT NOT NULL,
         started_wall REAL, finished_wall REAL, wall_ms REAL,
         task_ids_json TEXT, provenance_json TEXT,
-        energy_j REAL, energy_null_reason TEXT, sample_hz REAL, failure_reason TEXT
+        energy_j REAL, energy_null_reason TEXT, sample_hz REAL, failure_reason TEXT,
+        peak_rss_bytes INTEGER, peak_rss_scope TEXT, kv_cache_bytes_max INTEGER
     );
     CREATE TABLE IF NOT EXISTS samples (
         t_ns INTEGER PRIMARY KEY, cpu_percent REAL, rss_bytes INTEGER, temp_c REAL,
@@ -147,8 +151,9 @@ class RunStore:
         self.db.execute("PRAGMA synchronous=FULL")
         self.db.executescript(_schema_sql())
         run_cols = {r[1] for r in self.db.execute("PRAGMA table_info(runs)")}
-        if "failure_reason" not in run_cols:  # a run directory from before the column
-            self.db.execute("ALTER TABLE runs ADD COLUMN failure_reason TEXT")
+        for column, kind in RUN_COLUMNS_ADDED:
+            if column not in run_cols:  # a run directory from before the column
+                self.db.execute(f"ALTER TABLE runs ADD COLUMN {column} {kind}")
         step_cols = {r[1] for r in self.db.execute("PRAGMA table_info(steps)")}
         for name, kind in STEP_COLUMNS:  # a resumed run from before a step column existed
             if name not in step_cols:
@@ -258,12 +263,28 @@ class RunStore:
             )
 
     def _run_finished(self, event: RunFinished) -> None:
+        # a resumed run spans processes: its peak is the largest of theirs, and its largest
+        # KV cache is over every kept step, those before the resume too
+        old = self.db.execute("SELECT peak_rss_bytes FROM runs WHERE run_id = ?",
+                              (event.run_id,)).fetchone()
+        peaks = [v for v in (old[0] if old else None, event.peak_rss_bytes) if v is not None]
+        scope = event.peak_rss_scope
+        if self._resume is not None and scope:
+            scope += "; the largest over the processes of a resumed run"
+        kv = self.db.execute(f"SELECT max(kv_cache_bytes) FROM steps WHERE "
+                             f"{kept_attempts(self.db)}").fetchone()[0]
+        event = dataclasses.replace(
+            event, peak_rss_bytes=max(peaks) if peaks else None, peak_rss_scope=scope,
+            kv_cache_bytes_max=kv if kv is not None else event.kv_cache_bytes_max)
         with self.db:
             self.db.execute(
                 "UPDATE runs SET status = ?, finished_wall = ?, wall_ms = ?, energy_j = ?,"
-                " energy_null_reason = ?, sample_hz = ?, failure_reason = ? WHERE run_id = ?",
+                " energy_null_reason = ?, sample_hz = ?, failure_reason = ?,"
+                " peak_rss_bytes = ?, peak_rss_scope = ?, kv_cache_bytes_max = ?"
+                " WHERE run_id = ?",
                 (event.status, time.time(), event.wall_ms, event.energy_j,
                  event.energy_null_reason, event.sample_hz, event.failure_reason,
+                 event.peak_rss_bytes, event.peak_rss_scope, event.kv_cache_bytes_max,
                  event.run_id),
             )
 

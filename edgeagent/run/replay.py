@@ -21,6 +21,7 @@ from ..engine.build import EngineFactory, build_engine
 from ..errors import StoreError, SuiteError
 from ..events import EventSink, RunStarted, StepRecord, TaskRecord
 from ..meter.attribution import task_energy
+from ..meter.host import reset_peak_rss
 from ..replay.dataset import Conversation, ToolCall
 from ..replay.replayer import ConversationResult, ReplaySettings, TurnResult, replay_conversation
 from ..replay.summary import TURNS_FILE, write_summary
@@ -151,6 +152,7 @@ def execute_replay(
     out = Path(config.out)
     check_out_writable(out)
     config, sampling_note = greedy_config(config)
+    peak_rss_scope = reset_peak_rss()  # the run's own peak, model load included
     model, engine = build_engine(config, progress=progress, engine_factory=engine_factory)
     settings = ReplaySettings(config.max_new_tokens, inject_tool_delay, config.grammar)
     label = Path(source.label).stem if source.run_dir is None else Path(source.label).name[:40]
@@ -169,6 +171,7 @@ def execute_replay(
     }
     device = device_provenance(engine)  # before the session: not inside the run's time
     session = RunSession.open(config, run_dir, {**config.to_dict(), "replay": replay_info}, sinks)
+    session.peak_rss_scope = peak_rss_scope
     collector = session.collector
     turns_path = run_dir / TURNS_FILE
     turns_path.touch()

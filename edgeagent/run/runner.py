@@ -22,6 +22,7 @@ from ..engine.build import EngineFactory, build_engine
 from ..errors import SuiteError
 from ..events import EventSink, RunStarted, StepRecord, TaskRecord
 from ..meter.attribution import phase_joules, sum_joules, task_energy
+from ..meter.host import reset_peak_rss
 from ..models import models_dir
 from ..results.resume import plan_resume
 from ..results.store import make_run_dir
@@ -211,6 +212,7 @@ def execute_run(
     check_out_writable(out)
     preflight(tasks, config)
     retrieval = _retrieval_service(config)
+    peak_rss_scope = reset_peak_rss()  # the run's own peak, model load included
     model, engine = build_engine(config, progress=progress, engine_factory=engine_factory)
     plan = plan_resume(resume_dir) if resume_dir is not None else None
     if plan is None:
@@ -219,6 +221,7 @@ def execute_run(
         run_dir = plan.run_dir
     device = device_provenance(engine)  # before the session: not inside the run's time
     session = RunSession.open(config, run_dir, config.to_dict(), sinks, resume=plan)
+    session.peak_rss_scope = peak_rss_scope
     records: list[TaskRecord] = []
     status = "failed"
     failure: str | None = None

@@ -23,7 +23,7 @@ from ..meter.attribution import MeteredSink, sum_joules
 from ..meter.baseline import measure_baseline
 from ..meter.device import device_snapshot
 from ..meter.energy import NO_SOURCE
-from ..meter.host import HostReader
+from ..meter.host import PEAK_RSS_LIFETIME, HostReader, peak_rss_bytes
 from ..meter.sampler import Sampler
 from ..meter.sources import Total, choose_total, describe, discover_all
 from ..meter.sources.battery import MIN_INTERVAL_S as BATTERY_MIN_INTERVAL_S
@@ -50,10 +50,12 @@ class StepCollector:
     def __init__(self) -> None:
         self.steps: list[StepRecord] = []
         self.tasks: list[TaskRecord] = []
+        self.kv_cache_bytes_max: int | None = None  # over the whole run (steps are cleared)
 
     def emit(self, event: Event) -> None:
         if isinstance(event, StepRecord):
             self.steps.append(event)
+            self.kv_cache_bytes_max = max(self.kv_cache_bytes_max or 0, event.kv_cache_bytes)
         elif isinstance(event, TaskRecord):
             self.tasks.append(event)
 
@@ -134,6 +136,8 @@ class RunSession:
     sink: EventSink
     power: dict[str, Any]
     t0_ns: int = 0
+    # what the peak RSS read at the end covers: set by the caller that reset it (host.py)
+    peak_rss_scope: str = PEAK_RSS_LIFETIME
 
     @classmethod
     def open(
@@ -199,6 +203,9 @@ class RunSession:
             ),
             sample_hz=len(self.sampler.samples()) / (wall_ms / 1000) if wall_ms > 0 else None,
             failure_reason=failure_reason,
+            peak_rss_bytes=peak_rss_bytes(),
+            peak_rss_scope=self.peak_rss_scope,
+            kv_cache_bytes_max=self.collector.kv_cache_bytes_max,
         )
         try:
             if failure_reason is not None:

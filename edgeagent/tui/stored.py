@@ -7,6 +7,7 @@ per-token times included); the run itself and the power samples from run.db.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import sqlite3
@@ -27,6 +28,7 @@ from ..events import (
     TaskStarted,
 )
 from ..results.store import open_run_db
+from ..sweep.index import is_sweep_dir, load_index
 
 _STEP_FIELDS = {f.name: f for f in dataclasses.fields(StepRecord)}
 _TASK_FIELDS = {f.name for f in dataclasses.fields(TaskRecord)}
@@ -128,6 +130,8 @@ class RunSummary:
     steps: int
     wall_ms: float | None
     energy_j: float | None
+    sweep: str = ""  # for a run of a sweep: the sweep, configuration and repeat
+    sweep_dir: Path | None = None
 
 
 def summarize(run_dir: Path) -> RunSummary:
@@ -152,11 +156,34 @@ def summarize(run_dir: Path) -> RunSummary:
 
 
 def find_runs(root: Path) -> list[RunSummary]:
-    """The readable runs directly under `root`, newest first; unreadable ones are skipped."""
+    """The readable runs directly under `root`, newest first, and those of each sweep
+    directory there (in its grid order); `root` may be a sweep directory itself. Unreadable
+    runs are skipped."""
+    if is_sweep_dir(root):
+        return sweep_runs(root)
     out = []
-    for path in sorted((p for p in root.iterdir() if is_run_dir(p)), reverse=True):
-        try:
-            out.append(summarize(path))
-        except StoreError:
+    for path in sorted(root.iterdir(), reverse=True):
+        if is_sweep_dir(path):
+            out += sweep_runs(path)
+        elif is_run_dir(path):
+            with contextlib.suppress(StoreError):
+                out.append(summarize(path))
+    return out
+
+
+def sweep_runs(sweep_dir: Path) -> list[RunSummary]:
+    """A sweep's runs, each labelled with its configuration and repeat."""
+    try:
+        index = load_index(sweep_dir)
+    except StoreError:
+        return []
+    out = []
+    for conf, run, path in index.run_dirs():
+        if not is_run_dir(path):
             continue
+        with contextlib.suppress(StoreError):
+            out.append(dataclasses.replace(
+                summarize(path), sweep_dir=Path(sweep_dir),
+                sweep=f"{Path(sweep_dir).name} {conf['id']} {conf.get('label', '')} "
+                      f"r{run['repeat']}"))
     return out

@@ -47,6 +47,7 @@ class RunPicker(Screen):
         Binding("enter", "open", "open run"),
         Binding("m", "mark", "mark for compare"),
         Binding("c", "compare", "compare with marked"),
+        Binding("t", "sweep_table", "sweep table"),
         Binding("q", "app.quit", "quit"),
     ]
 
@@ -57,7 +58,12 @@ class RunPicker(Screen):
         self.marked: Path | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static(f" {len(self.runs)} runs in {self.root} · enter opens one", id="header")
+        sweeps = {r.sweep_dir for r in self.runs if r.sweep_dir is not None}
+        in_sweeps = (f" · {sum(1 for r in self.runs if r.sweep_dir)} of them in "
+                     f"{len(sweeps)} sweep{'s' if len(sweeps) > 1 else ''} (t: its table)"
+                     if sweeps else "")
+        yield Static(f" {len(self.runs)} runs in {self.root}{in_sweeps} · enter opens one",
+                     id="header")
         table = DataTable(id="runs", cursor_type="row")
         yield table
         yield Footer()
@@ -66,11 +72,15 @@ class RunPicker(Screen):
         table = self.query_one(DataTable)
         # the numbers before the run id: an id of 58 characters would push them off 80
         # columns, and the id still reads when its end is cut
-        for name in ("", "status", "resolved", "steps", "wall s", "energy J", "run"):
+        swept = any(r.sweep for r in self.runs)
+        names = ("", "status", "resolved", "steps", "wall s", "energy J",
+                 *(("sweep · configuration",) if swept else ()), "run")
+        for name in names:
             table.add_column(name, key=name or "mark")
         for r in self.runs:
             table.add_row("", r.status, f"{r.resolved}/{r.tasks}", str(r.steps),
-                          fmt_s(r.wall_ms), fmt_j(r.energy_j), r.run_id, key=str(r.path))
+                          fmt_s(r.wall_ms), fmt_j(r.energy_j), *((r.sweep,) if swept else ()),
+                          r.run_id, key=str(r.path))
         table.focus()
 
     def _highlighted(self) -> Path | None:
@@ -98,12 +108,37 @@ class RunPicker(Screen):
         if self.marked is not None:
             table.update_cell(str(path), "mark", "A")
 
+    def action_sweep_table(self) -> None:
+        run = self.runs[self.query_one(DataTable).cursor_row] if self.runs else None
+        if run is None or run.sweep_dir is None:
+            self.notify("this run is not part of a sweep", timeout=3)
+            return
+        self.app.push_screen(SweepTableScreen(run.sweep_dir))
+
     def action_compare(self) -> None:
         path = self._highlighted()
         if self.marked is None or path is None or path == self.marked:
             self.notify("mark a run with m, move to another, then press c", timeout=3)
             return
         self.app.push_screen(CompareScreen(self.marked, path))
+
+
+class SweepTableScreen(Screen):
+    """A sweep's table (`edgeagent compare SWEEP_DIR`): a row per configuration."""
+
+    BINDINGS = [Binding("escape", "app.pop_screen", "back"), Binding("q", "app.quit", "quit")]
+
+    def __init__(self, sweep_dir: Path) -> None:
+        super().__init__()
+        self.sweep_dir = sweep_dir
+
+    def compose(self) -> ComposeResult:
+        from ..sweep import load_index, render_table, sweep_table
+
+        text = render_table(sweep_table(load_index(self.sweep_dir)), "text")
+        with VerticalScroll(id="detail"):
+            yield Static(Text(text, no_wrap=True))
+        yield Footer()
 
 
 class StepTable(DataTable):

@@ -1,0 +1,100 @@
+"""llama.cpp's context and model settings: the KV cache types by name and their size per
+token, and what llama.cpp says it used, read back from the context and its load log.
+
+The read-back is what a sweep row stands on: llama-cpp-python clamps some values (n_batch to
+n_ctx, n_ubatch to n_batch) and llama.h has no getter for flash attention or the KV types, so
+each setting is recorded both as asked and as llama.cpp reports it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+# ggml_type ids (ggml.h) of the KV cache types offered
+GGML_TYPES = {"f16": 1, "q8_0": 8, "q4_0": 2}
+# ggml's type traits: (bytes per block, elements per block)
+_BLOCKS = {"f16": (2, 1), "q8_0": (34, 32), "q4_0": (18, 32)}
+
+_FLASH = re.compile(r"llama_context: flash_attn\s*=\s*(\w+)")
+_KV = re.compile(r"llama_kv_cache: size =\s*([\d.]+) MiB \(\s*(\d+) cells.*?K \((\w+)\):"
+                 r"\s*[\d.]+ MiB, V \((\w+)\)")
+_LOAD_MODE = re.compile(r"load_mode = ([\w+]+)")
+_OFFLOADED = re.compile(r"offloaded (\d+)/(\d+) layers to GPU")
+
+
+def row_bytes(kind: str, elements: int) -> int:
+    """Bytes of one row of `elements` values stored as `kind` (whole blocks)."""
+    block_bytes, block_elements = _BLOCKS[kind]
+    return math.ceil(elements / block_elements) * block_bytes
+
+
+def kv_bytes_per_token(n_layer: int, n_head_kv: int, k_dim: int, v_dim: int,
+                       type_k: str = "f16", type_v: str = "f16") -> int:
+    """K and V of one token over all layers, in the cache's own types."""
+    return n_layer * n_head_kv * (row_bytes(type_k, k_dim) + row_bytes(type_v, v_dim))
+
+
+def _proc_status_kb(key: str) -> int | None:
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def _is_mapped(path: Path) -> bool | None:
+    try:
+        maps = Path("/proc/self/maps").read_text()
+    except OSError:
+        return None
+    return str(path.resolve()) in maps
+
+
+def read_back(llama_cpp: Any, ctx: Any, model_path: Path, log: list[str]) -> dict[str, Any]:
+    """The settings llama.cpp reports for a loaded model and its context: the getters where
+    llama.h has them, its load log for the rest, /proc for mlock and mmap. A value that could
+    not be read is None, with the reason under `null_reasons`."""
+    text = "\n".join(log)
+    flash = _FLASH.search(text)
+    kv = _KV.search(text)
+    load_mode = _LOAD_MODE.search(text)
+    offloaded = _OFFLOADED.search(text)
+    locked_kb = _proc_status_kb("VmLck")
+    gpu = bool(llama_cpp.llama_supports_gpu_offload())
+    out: dict[str, Any] = {
+        "n_batch": int(llama_cpp.llama_n_batch(ctx)),
+        "n_ubatch": int(llama_cpp.llama_n_ubatch(ctx)),
+        "threads": int(llama_cpp.llama_n_threads(ctx)),
+        "threads_batch": int(llama_cpp.llama_n_threads_batch(ctx)),
+        "flash_attn": {"enabled": True, "disabled": False}.get(flash.group(1))
+        if flash else None,
+        "type_k": kv.group(3) if kv else None,
+        "type_v": kv.group(4) if kv else None,
+        "kv_cache_cells": int(kv.group(2)) if kv else None,
+        # llama.cpp prints MiB with two decimals: this is its rounding, not ours
+        "kv_cache_allocated_bytes": round(float(kv.group(1)) * 2**20) if kv else None,
+        "load_mode": load_mode.group(1) if load_mode else None,
+        "mmap": _is_mapped(model_path),
+        "mlock": locked_kb > 0 if locked_kb is not None else None,
+        "locked_bytes": locked_kb * 1024 if locked_kb is not None else None,
+        "gpu_layers": int(offloaded.group(1)) if offloaded else (0 if not gpu else None),
+    }
+    reasons = {
+        "flash_attn": "llama.cpp logged no flash_attn line",
+        "type_k": "llama.cpp logged no KV cache size line",
+        "type_v": "llama.cpp logged no KV cache size line",
+        "kv_cache_cells": "llama.cpp logged no KV cache size line",
+        "kv_cache_allocated_bytes": "llama.cpp logged no KV cache size line",
+        "load_mode": "llama.cpp logged no load_mode",
+        "mmap": "/proc/self/maps is not readable",
+        "mlock": "/proc/self/status is not readable",
+        "locked_bytes": "/proc/self/status is not readable",
+        "gpu_layers": "llama.cpp logged no offload line",
+    }
+    out["null_reasons"] = {k: why for k, why in reasons.items() if out[k] is None}
+    return out
