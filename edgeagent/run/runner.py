@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..agent.loop import AgentLimits, LoopResult, run_agent
+from ..agent.native import resolve_tool_format
 from ..config import (
     DEFAULT_COMMAND_TIMEOUT_S,
     DEFAULT_WALL_S,
@@ -125,6 +126,7 @@ def run_task(
     stop_requested: Callable[[], bool | str],
     collector: StepCollector,
     retrieval: Any = None,  # a RetrievalService: the task's toolbox offers search_code
+    tool_format: str = "text",  # resolved for the run: native | text
 ) -> TaskRecord:
     """`collector` must sit downstream of `sink`'s metering, so task totals see energies."""
     collector.steps.clear()
@@ -136,6 +138,7 @@ def run_task(
         max_new_tokens=config.max_new_tokens,
         observation_tokens=config.observation_tokens,
         use_grammar=config.grammar,
+        tool_format=tool_format,
     )
     process_limits = _process_limits(task, config)
     t0 = time.monotonic_ns()
@@ -211,6 +214,11 @@ def execute_run(
     preflight(tasks, config)
     retrieval = _retrieval_service(config)
     model, engine = build_engine(config, progress=progress, engine_factory=engine_factory)
+    try:
+        tool_format = resolve_tool_format(config.tool_format, engine)
+    except Exception:
+        getattr(engine, "close", lambda: None)()  # the model is loaded: free it first
+        raise
     plan = plan_resume(resume_dir) if resume_dir is not None else None
     if plan is None:
         run_dir = make_run_dir(out, _run_label(suite.name, model.name or str(model.path)))
@@ -225,6 +233,7 @@ def execute_run(
     session.start()
     try:
         provenance = build_provenance(config, model, engine, session.power, device)
+        provenance["tool_format"] = tool_format.to_dict()
         if retrieval is not None:
             provenance["retrieval"] = retrieval.provenance()
         session.emit(
@@ -240,7 +249,8 @@ def execute_run(
             attempt = plan.next_attempt.get(task.id, 0) if plan is not None else 0
             in_progress = (task.id, attempt, time.monotonic_ns())
             records.append(run_task(task, attempt, config, engine, session.sink,
-                                    stop_requested, session.collector, retrieval))
+                                    stop_requested, session.collector, retrieval,
+                                    tool_format.resolved))
             in_progress = None
         status = "interrupted" if stop_requested() else "complete"
     except KeyboardInterrupt as exc:
