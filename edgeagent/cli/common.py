@@ -10,7 +10,7 @@ import threading
 from typing import Any
 
 # the config keys each flag group sets (config.py names them; the flags are their dashed forms)
-ENGINE_KEYS = ("model", "n_ctx", "threads", "gpu_layers", "seed", "grammar")
+ENGINE_KEYS = ("model", "n_ctx", "threads", "gpu_layers", "seed", "grammar", "tool_format")
 METER_KEYS = ("power_root", "power_estimate_tdp", "sample_interval_s")
 ENDPOINT_KEYS = ("endpoint", "api_key_env", "served_model", "endpoint_constraint",
                  "turn_timeout_s", "tokenizer")
@@ -55,7 +55,8 @@ class StopFlag:
 
 
 def add_engine_flags(p: argparse.ArgumentParser, *, n_ctx_default: str = "") -> None:
-    """`--model`, `--n-ctx`, `--threads`, `--gpu-layers`, `--seed`, `--no-grammar`."""
+    """`--model`, `--n-ctx`, `--threads`, `--gpu-layers`, `--seed`, `--no-grammar`,
+    `--tool-format`."""
     p.add_argument("--model", help="known model name or path to a .gguf file")
     p.add_argument("--n-ctx", type=int, help="llama.cpp context window" + n_ctx_default)
     p.add_argument("--threads", type=int,
@@ -65,6 +66,10 @@ def add_engine_flags(p: argparse.ArgumentParser, *, n_ctx_default: str = "") -> 
     p.add_argument("--seed", type=int, help="sampling seed (recorded)")
     p.add_argument("--no-grammar", dest="grammar", action="store_false", default=None,
                    help="do not constrain tool calls with a grammar")
+    p.add_argument("--tool-format", choices=("auto", "native", "text"),
+                   help="how tool calls are written: native (the chat template's own syntax "
+                   "and tools), text (our JSON protocol, the fallback), auto (default: "
+                   "native where the template supports tools); recorded in the run")
 
 
 def add_meter_flags(p: argparse.ArgumentParser) -> None:

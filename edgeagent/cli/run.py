@@ -21,7 +21,7 @@ from .common import (
 )
 
 RUN_KEYS = ("suite", "tasks", "out", "max_steps", "max_context_tokens", "max_new_tokens",
-            "wall_s", "baseline_s", "retrieval", "tool_format")
+            "wall_s", "baseline_s", "retrieval")
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -40,10 +40,6 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-context-tokens", type=int, help="context limit per task")
     p.add_argument("--max-new-tokens", type=int, help="generation budget per step")
     p.add_argument("--wall-s", type=float, help="wall-time limit per task, seconds")
-    p.add_argument("--tool-format", choices=("auto", "native", "text"),
-                   help="how the model writes tool calls: native (its chat template's own "
-                   "syntax), text (our JSON protocol, the fallback), auto (default: native "
-                   "where the template supports tools); recorded in the run")
     add_engine_flags(p)
     add_meter_flags(p)
     p.add_argument("--baseline-s", type=float, metavar="SECONDS",
