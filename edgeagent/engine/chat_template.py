@@ -62,7 +62,7 @@ def _tojson(
 def template_message(m: Message) -> dict[str, Any]:
     """A message as the template reads it (MLPerf's dataset builder's shape)."""
     out: dict[str, Any] = {"role": m.role, "content": m.content}
-    if m.tool_calls:
+    if m.tool_calls is not None:  # an empty list too: some templates test the key alone
         out["tool_calls"] = [c.template_form() for c in m.tool_calls]
     if m.tool_call_id is not None:
         out["tool_call_id"] = m.tool_call_id

@@ -119,8 +119,9 @@ def native_messages(row: Row) -> list[Message]:
         return [Message("tool", r.content, tool_call_id=r.tool_call_id)
                 for r in row.tool_results or ()]
     if row.role == "assistant":
-        calls = tuple(NativeCall(c.id, c.name, c.arguments) for c in row.tool_calls or ())
-        return [Message("assistant", row.content, tool_calls=calls or None,
+        calls = None if row.tool_calls is None else tuple(
+            NativeCall(c.id, c.name, c.arguments) for c in row.tool_calls)
+        return [Message("assistant", row.content, tool_calls=calls,
                         reasoning_content=row.reasoning_content)]
     return [Message(row.role, row.content or "")]
 
