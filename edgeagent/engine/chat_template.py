@@ -103,6 +103,25 @@ class ChatTemplate:
             strftime_now=lambda f: datetime.now().strftime(f),
         )
 
+    def turn_text(self, m: Message, tools: Sequence[Mapping[str, Any]] | None = None
+                  ) -> str | None:
+        """An assistant turn as the template writes it between the generation prompt and
+        its end-of-turn text (its native tool calls inside), or None where the template does
+        not write a turn that way. Sent as plain content, it renders exactly as the turn."""
+        user = Message("user", "\x00EDGEAGENT_USER\x00")
+        marker = "\x00EDGEAGENT_CONTENT\x00"
+        try:
+            prompt = self.render_text([user], tools=tools)
+            full = self.render_text([user, m], add_generation_prompt=False, tools=tools)
+            plain = self.render_text([user, Message("assistant", marker)],
+                                     add_generation_prompt=False, tools=tools)
+        except jinja2.TemplateError:
+            return None
+        head, sep, end = plain.partition(marker)
+        if head != prompt or not sep or not full.startswith(prompt) or not full.endswith(end):
+            return None
+        return full[len(prompt): len(full) - len(end)]
+
     def render_tokens(
         self,
         messages: Sequence[Message],

@@ -376,6 +376,7 @@ class HttpEngine:
               ) -> dict[str, Any]:
         wire = [wire_message(m) for m in messages]
         if self.server_kind == "llama-cpp-python":
+            wire = [self._as_content(m, w, tools) for m, w in zip(messages, wire, strict=True)]
             # its request schema refuses a null content (a turn that is calls alone)
             wire = [{k: v for k, v in w.items() if v is not None} for w in wire]
         body: dict[str, Any] = {
@@ -414,6 +415,17 @@ class HttpEngine:
         else:
             body["response_format"] = {"type": "json_object", "schema": schema}
         return body
+
+    def _as_content(self, m: Message, wire: dict[str, Any],
+                    tools: Sequence[Mapping[str, Any]] | None) -> dict[str, Any]:
+        """A recorded tool-call turn for llama-cpp-python's server, whose request schema
+        takes arguments only as a JSON string, which its template then renders quoted: the
+        turn goes as the text our template writes for it (arguments as objects, as MLPerf
+        renders them), so the server's prompt is the one the in-process engine builds."""
+        if not m.tool_calls or self._vocab is None:
+            return wire
+        text = self._vocab.template.turn_text(m, tools)
+        return {"role": "assistant", "content": text} if text is not None else wire
 
     def _stream(self, body: dict[str, Any], deadline: float) -> _Stream:
         httpx = self._httpx
