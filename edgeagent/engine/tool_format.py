@@ -249,9 +249,13 @@ def parse_tool_calls(family: str | None, text: str, first_id: int = 0) -> Parsed
     if not found:
         return ParsedCalls((), text.strip(), "no tool call found in the output")
     calls: list[ToolCall] = []
-    for i, value in enumerate(found):
-        call = _call(value, first_id + i, ("arguments", "parameters"))
+    problem: str | None = None
+    for value in found:
+        call = _call(value, first_id + len(calls), ("arguments", "parameters"))
         if isinstance(call, str):
-            return ParsedCalls((), text.strip(), call)
-        calls.append(call)
+            problem = problem or call  # a later call cut by the token budget: the rest stand
+        else:
+            calls.append(call)
+    if not calls:
+        return ParsedCalls((), text.strip(), problem)
     return ParsedCalls(tuple(calls), content.strip())

@@ -170,8 +170,9 @@ def replay_conversation(
         if not native:
             grammar = action_constraint(specs)
         elif family is not None:
-            # MLPerf's turns may make several calls at once
-            grammar = tool_call_grammar(family, conv.tools, parallel=True,
+            # one call per turn, as llama-server's default (parallel_tool_calls false) on
+            # MLPerf's reference: allowed more, the 0.5B model chained calls to the budget
+            grammar = tool_call_grammar(family, conv.tools,
                                         single_tokens=getattr(engine, "tool_markers",
                                                               frozenset()))
     native_kw = {"tools": tools} if tools else {}

@@ -98,6 +98,13 @@ def test_several_hermes_calls_and_a_closing_tag_inside_a_string() -> None:
     assert parsed.content == "Reading both."
 
 
+def test_a_call_cut_by_the_token_budget_leaves_the_complete_ones() -> None:
+    text = ('<tool_call>\n{"name": "submit", "arguments": {}}\n</tool_call>\n'
+            '<tool_call>\n{"name": "read_file", "argum')
+    parsed = parse_tool_calls("hermes", text)
+    assert [c.name for c in parsed.calls] == ["submit"] and parsed.error is None
+
+
 @pytest.fixture(scope="module")
 def tools_engine(tiny_tools_model_path: Path):
     engine = LlamaCppEngine(tiny_tools_model_path, n_ctx=2048, n_threads=1)
