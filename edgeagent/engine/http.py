@@ -422,8 +422,8 @@ class HttpEngine:
         takes arguments only as a JSON string, which its template then renders quoted: the
         turn goes as the text our template writes for it (arguments as objects, as MLPerf
         renders them), so the server's prompt is the one the in-process engine builds."""
-        if not m.tool_calls or self._vocab is None:
-            return wire
+        if not m.tool_calls or m.tokens is not None or self._vocab is None:
+            return wire  # a live turn already goes as the text the model wrote
         text = self._vocab.template.turn_text(m, tools)
         return {"role": "assistant", "content": text} if text is not None else wire
 

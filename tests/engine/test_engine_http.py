@@ -373,6 +373,15 @@ class _Stub(BaseHTTPRequestHandler):
         if kind == "stall":
             time.sleep(5)
             return
+        if kind == "calls":  # a server that parses the calls: tool_calls deltas
+            for delta in ({"id": "abc", "function": {"name": "pick", "arguments": '{"n"'}},
+                          {"function": {"arguments": ": 4}"}}):
+                body = {"choices": [{"index": 0, "delta": {"tool_calls": [
+                    {"index": 0, **delta}]}, "finish_reason": None}]}
+                w(f"data: {json.dumps(body)}\n\n".encode())
+            w(_chunk(finish="tool_calls"))
+            w(b"data: [DONE]\n\n")
+            return
         w(_chunk('{"name": "run_'))
         if kind == "broken":
             return  # the connection closes mid-answer
@@ -403,6 +412,28 @@ def _engine(url: str, **kw: object) -> HttpEngine:
 
 def _generate(engine: HttpEngine) -> object:
     return engine.generate(MESSAGES, max_tokens=32, grammar=action_constraint(TOOL_SPECS))
+
+
+def test_native_requests_carry_tools_and_native_history(stub: str) -> None:
+    """To llama-server: tools with tool_choice required and no custom grammar (it refuses
+    one beside tools); a live turn as the text the model wrote, a recorded one with OpenAI
+    tool_calls, tool messages by id; the server's tool_calls deltas read back as calls."""
+    _Stub.requests.clear()
+    live = Message("assistant", '<tool_call>\n{"name": "pick", "arguments": {"n": 1}}\n'
+                   "</tool_call>", (1, 2, 3), tool_calls=(ToolCall("call00001", "pick",
+                                                                   '{"n": 1}'),))
+    history = [*NATIVE_MESSAGES, live, Message("tool", "picked 1", tool_call_id="call00001")]
+    gen = _engine(stub + "/calls").generate(history, max_tokens=32, tools=NATIVE_TOOLS)
+    sent = _Stub.requests[-1]
+    assert sent["tools"] == NATIVE_TOOLS and sent["tool_choice"] == "required"
+    assert "grammar" not in sent and "response_format" not in sent
+    recorded, live_sent = sent["messages"][2], sent["messages"][4]
+    assert recorded["content"] is None and recorded["reasoning_content"] == "first, 3"
+    assert recorded["tool_calls"] == [RECORDED_CALL.wire_form()]
+    assert live_sent == {"role": "assistant", "content": live.content}
+    assert sent["messages"][5] == {"role": "tool", "content": "picked 1",
+                                   "tool_call_id": "call00001"}
+    assert gen.tool_calls == (ToolCall("abc", "pick", '{"n": 4}'),)
 
 
 def test_base_url_accepts_the_usual_spellings() -> None:
