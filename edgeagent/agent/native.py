@@ -94,7 +94,7 @@ def native_action(gen: Generation, specs: Sequence[ToolSpec]) -> Action | Format
         return FormatError(f"unknown tool {call.name!r}; tools: {', '.join(sorted(names))}")
     try:
         arguments = call.args
-    except ValueError:
+    except (ValueError, RecursionError):  # a server's arguments may be any text
         return FormatError(f"the arguments of {call.name} are not JSON")
     if not isinstance(arguments, dict):
         return FormatError("arguments must be a JSON object")
