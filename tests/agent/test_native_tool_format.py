@@ -105,3 +105,34 @@ def test_native_on_a_template_without_tools_is_a_one_line_user_error(
     assert code == 2
     assert "--tool-format native" in out and "--tool-format text" in out
     assert "Traceback" not in out
+
+
+def test_a_bad_tool_format_in_a_config_file_names_the_key(tmp_path: Path) -> None:
+    config = tmp_path / "run.yaml"
+    config.write_text("tool_format: sideways\n")
+    code, out, _ = _run(Path("unused.gguf"), tmp_path / "out", "--config", str(config))
+    assert code == 2
+    assert "tool_format" in out and "auto, native, text" in out and "Traceback" not in out
+
+
+def test_native_calls_that_do_not_fit_our_tools_are_format_errors() -> None:
+    from edgeagent.agent.actions import Action, FormatError
+    from edgeagent.agent.native import native_action
+    from edgeagent.engine.base import Generation, ToolCall
+    from edgeagent.sandbox.tools import TOOL_SPECS
+
+    def gen(*calls: ToolCall, error: str | None = None) -> Generation:
+        return Generation("", (), "stop", 1, 0, 1, 1, 0, 0, 0, 0,
+                          tool_calls=calls, tool_call_error=error)
+
+    ok = native_action(gen(ToolCall("c", "read_file", '{"path": "a.py"}')), TOOL_SPECS)
+    assert ok == Action("read_file", {"path": "a.py"})
+    for bad, why in [
+        (gen(error="no tool call found in the output"), "no tool call found"),
+        (gen(ToolCall("c", "rm_rf", "{}")), "unknown tool 'rm_rf'"),
+        (gen(ToolCall("c", "read_file", "[1]")), "must be a JSON object"),
+        (gen(ToolCall("c", "read_file", "{")), "not JSON"),
+        (gen(ToolCall("c", "read_file", "[" * 100_000)), "not JSON"),
+    ]:
+        parsed = native_action(bad, TOOL_SPECS)
+        assert isinstance(parsed, FormatError) and why in parsed.message
