@@ -51,7 +51,8 @@ def resolve_tool_format(requested: str, engine: Any) -> ToolFormat:
             return ToolFormat(requested, "native", None,
                               "asked for; the server renders the tools and parses the calls")
         raise ConfigError(
-            "--tool-format native: the model's chat template has no native tool-call syntax "
+            "--tool-format native (config key tool_format): the model's chat template has no "
+            "native tool-call syntax "
             "this tool knows (Hermes/Qwen <tool_call>, Llama 3.1+, Mistral [TOOL_CALLS]); "
             "use --tool-format text or auto"
         )

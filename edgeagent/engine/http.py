@@ -53,7 +53,7 @@ from .base import (
     gbnf_of,
     json_schema_of,
 )
-from .tool_format import detect_family, parse_tool_calls, single_token_markers
+from .tool_format import call_id, detect_family, parse_tool_calls, single_token_markers
 
 DEFAULT_TURN_TIMEOUT_S = 600.0
 CONSTRAINTS = ("auto", "gbnf", "json_schema", "json_object", "none")
@@ -569,7 +569,7 @@ class HttpEngine:
         """The turn's calls: the server's `tool_calls`, else read out of the text."""
         if s.calls:
             calls = tuple(
-                ToolCall(cid or f"call{self._calls_made + i:05d}", name, args or "{}")
+                ToolCall(cid or call_id(self._calls_made + i), name, args or "{}")
                 for i, (cid, name, args) in enumerate(s.calls[k] for k in sorted(s.calls))
             )
             self._calls_made += len(calls)
