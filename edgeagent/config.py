@@ -34,6 +34,9 @@ class RunConfig:
     max_new_tokens: int = 384
     observation_tokens: int = 1024
     grammar: bool = True
+    # how tool calls are written: native (the chat template's own syntax and `tools`), text
+    # (our JSON protocol in the system prompt), auto (native where the template has it)
+    tool_format: str = "auto"
     # the stuck rule (agent/stuck.py): this many consecutive identical calls with the same
     # outcome end a task as `stuck`; 0 disables it
     stuck_after: int = DEFAULT_STUCK_AFTER
@@ -187,10 +190,22 @@ def load_config(path: Path | None = None, overrides: dict[str, Any] | None = Non
             origin[key] = f"--{key.replace('_', '-')}"
             values[key] = _coerce(key, value, origin[key])
     config = RunConfig(**values)
+    _check_tool_format(config, origin.get("tool_format", "tool_format"))
     _check_consistent(config, path)
     _check_engine(config, origin)
     _check_spec(config, origin.get("spec", "spec"))
     return config
+
+
+TOOL_FORMATS = ("auto", "native", "text")
+
+
+def _check_tool_format(config: RunConfig, where: str) -> None:
+    if config.tool_format not in TOOL_FORMATS:
+        raise ConfigError(
+            f"{where}: key 'tool_format' must be one of {', '.join(TOOL_FORMATS)}, "
+            f"got {config.tool_format!r}"
+        )
 
 
 SPEC_MODES = ("off", "prompt-lookup", "draft:MODEL")

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 _TOOL = Path(__file__).resolve().parents[1] / "tools" / "make_tiny_model.py"
+_QWEN_TEMPLATE = Path(__file__).resolve().parent / "fixtures" / "templates" / (
+    "qwen2.5-coder-instruct.jinja")
 
 
 def _load_make_tiny_model():
@@ -56,6 +58,15 @@ def tiny_sweep(tiny_kv_model_path: Path, tmp_path_factory: pytest.TempPathFactor
     assert code == 0
     (sweep_dir,) = out.iterdir()
     return sweep_dir
+
+
+@pytest.fixture(scope="session")
+def tiny_tools_model_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tiny model with Qwen2.5-Coder's own chat template (native tools) and its
+    `<tool_call>` markers as single user-defined tokens, as in Qwen's vocabulary."""
+    out = tmp_path_factory.mktemp("tiny_tools_model") / "tiny-random-qwen-tools.gguf"
+    return _load_make_tiny_model().write_tiny_model(
+        out, seed=0, chat_template=_QWEN_TEMPLATE.read_text(), tools=True)
 
 
 @pytest.fixture

@@ -34,14 +34,20 @@ _WORDS = (
 
 _JSON_PIECES = ('{"', '":', '",', '"}', "}}", "\u2581{", '\u2581"', ".py")
 
+# Qwen2.5's native tool-call markers: single user-defined tokens there, and here with
+# --tools, so the native tool-call grammar is exercised on a token whose piece is a marker.
+TOOL_TOKENS = ("<tool_call>", "</tool_call>")
+
 # llama.cpp token types (gguf.TokenType): these values are part of the file format.
-_NORMAL, _UNKNOWN, _CONTROL, _BYTE = 1, 2, 3, 6
+_NORMAL, _UNKNOWN, _CONTROL, _USER_DEFINED, _BYTE = 1, 2, 3, 4, 6
 
 
-def _vocab() -> tuple[list[str], list[float], list[int]]:
-    """(tokens, scores, types): specials, 256 byte tokens, ASCII chars, word pieces."""
-    tokens = ["<unk>", "<s>", "</s>", "<|im_start|>", "<|im_end|>"]
-    types = [_UNKNOWN, _CONTROL, _CONTROL, _CONTROL, _CONTROL]
+def _vocab(user_tokens: tuple[str, ...] = ()) -> tuple[list[str], list[float], list[int]]:
+    """(tokens, scores, types): specials, user-defined tokens, 256 byte tokens, ASCII chars,
+    word pieces."""
+    tokens = ["<unk>", "<s>", "</s>", "<|im_start|>", "<|im_end|>", *user_tokens]
+    types = [_UNKNOWN, _CONTROL, _CONTROL, _CONTROL, _CONTROL] + [_USER_DEFINED] * len(
+        user_tokens)
     # An SPM vocab without the 256 byte-fallback tokens makes llama.cpp abort on load.
     tokens += [f"<0x{b:02X}>" for b in range(256)]
     types += [_BYTE] * 256
@@ -63,15 +69,21 @@ def _vocab() -> tuple[list[str], list[float], list[int]]:
     return tokens, scores, types
 
 
-def write_tiny_model(path: Path, *, seed: int = 0, n_head: int = N_HEAD) -> Path:
-    """Write the tiny model to path (parents created) and return path. `n_head=2` gives heads
-    of 32 values, which quantized KV caches (q8_0, q4_0: blocks of 32) need."""
+def write_tiny_model(
+    path: Path, *, seed: int = 0, n_head: int = N_HEAD, chat_template: str | None = None,
+    tools: bool = False,
+) -> Path:
+    """Write the tiny model to path (parents created) and return path.
+
+    `n_head=2` gives heads of 32 values, which quantized KV caches (q8_0, q4_0: blocks of 32)
+    need; `chat_template`: another template than ChatML (e.g. Qwen2.5's, with native tools);
+    `tools`: add Qwen's `<tool_call>` markers as user-defined tokens (other weights then)."""
     import gguf
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
-    tokens, scores, types = _vocab()
+    tokens, scores, types = _vocab(TOOL_TOKENS if tools else ())
     n_vocab = len(tokens)
     head_dim = N_EMBD // n_head
     n_head_kv = min(N_HEAD_KV, n_head)
@@ -102,7 +114,7 @@ def write_tiny_model(path: Path, *, seed: int = 0, n_head: int = N_HEAD) -> Path
     # SPM would put a space before every text run after a control token (" user"),
     # so ChatML would not survive a tokenize/detokenize round trip.
     writer.add_add_space_prefix(False)
-    writer.add_chat_template(CHAT_TEMPLATE)
+    writer.add_chat_template(chat_template or CHAT_TEMPLATE)
 
     def weight(*shape: int) -> np.ndarray:
         # gguf-py takes row-major (out, in) arrays and reverses the dims into GGUF order.
@@ -137,8 +149,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path, help="where to write the .gguf file")
     parser.add_argument("--seed", type=int, default=0, help="weights seed (default 0)")
+    parser.add_argument("--chat-template", type=Path, metavar="JINJA",
+                        help="write this chat template instead of ChatML")
+    parser.add_argument("--tools", action="store_true",
+                        help="add <tool_call> and </tool_call> as user-defined tokens")
     args = parser.parse_args(argv)
-    path = write_tiny_model(args.out, seed=args.seed)
+    template = args.chat_template.read_text() if args.chat_template else None
+    path = write_tiny_model(args.out, seed=args.seed, chat_template=template, tools=args.tools)
     print(f"{path} ({path.stat().st_size / 1e6:.2f} MB)")
     return 0
 

@@ -16,6 +16,7 @@ from ..events import EventSink, PhaseStarted, TaskStarted, TokenDelta, step_reco
 from ..sandbox.tools import Toolbox, ToolResult
 from . import prompt
 from .actions import Action, FormatError, action_constraint, action_fields, parse_action
+from .native import native_action, native_constraint, openai_tools
 from .stuck import DEFAULT_STUCK_AFTER, RepeatCounter, is_stuck
 
 
@@ -28,6 +29,9 @@ class AgentLimits:
     max_new_tokens: int = 384
     observation_tokens: int = 1024
     use_grammar: bool = True
+    # native: the template renders the tools, calls in its own syntax, tool messages;
+    # text: our JSON protocol (agent/native.py resolves which for a run)
+    tool_format: str = "text"
     stuck_after: int = DEFAULT_STUCK_AFTER  # identical steps that end a task; 0: never
 
 
@@ -59,12 +63,21 @@ def run_agent(
     """`stop_requested` is asked before every step: True stops the task as interrupted; a
     string stops it with that termination (a display's "skip" answers "skipped")."""
     specs = toolbox.specs  # search_code only when the run has retrieval
-    system = prompt.system_prompt(specs)
+    native = limits.tool_format == "native"
+    system = prompt.system_prompt(specs, native=native)
     user = prompt.task_prompt(title, issue, toolbox.repo_files(named_in=issue))
     sink.emit(TaskStarted(task_id, attempt, title, system, user))
     messages = [Message("system", system), Message("user", user)]
     reminder = prompt.issue_reminder(issue)
-    grammar = action_constraint(specs) if limits.use_grammar else None
+    tools = openai_tools(specs) if native else None
+    if not limits.use_grammar:
+        grammar = None
+    elif native:
+        assert tools is not None
+        grammar = native_constraint(engine, tools)
+    else:
+        grammar = action_constraint(specs)
+    native_kw = {"tools": tools} if native else {}
     t0 = time.monotonic()
     streams = _accepts_on_token(engine)
     consecutive_format_errors = 0
@@ -90,13 +103,14 @@ def run_agent(
                 grammar=grammar,
                 max_context_tokens=limits.max_context_tokens,
                 **live,
+                **native_kw,
             )
         except ContextOverflow as exc:
             return LoopResult("context_overflow", step, exc.needed, str(exc))
         except EngineError as exc:
             return LoopResult("engine_error", step, context, str(exc))
         context = gen.context_tokens + len(gen.tokens)
-        parsed = parse_action(gen.text, specs)
+        parsed = native_action(gen, specs) if native else parse_action(gen.text, specs)
         t_tool_start = time.monotonic_ns()
         sink.emit(PhaseStarted(task_id, attempt, step, "tool", t_tool_start))
         if isinstance(parsed, FormatError):
@@ -118,8 +132,14 @@ def run_agent(
             failed = result.error or result.exit_code not in (None, 0)
             repeats = repeat_counter.step(parsed.name, parsed.arguments, result.output, failed)
         t_tool_end = time.monotonic_ns()
-        messages.append(Message("assistant", gen.text, gen.tokens))
-        messages.append(Message("user", observation))
+        if native and isinstance(parsed, Action) and gen.tool_calls:
+            # the call as the model wrote it (its ids spliced back), answered by its id
+            call = gen.tool_calls[0]
+            messages.append(Message("assistant", gen.text, gen.tokens, tool_calls=(call,)))
+            messages.append(Message("tool", observation, tool_call_id=call.id))
+        else:
+            messages.append(Message("assistant", gen.text, gen.tokens))
+            messages.append(Message("user", observation))
         sink.emit(
             step_record(
                 task_id, attempt, step, wall_start, gen, *action_fields(parsed), result,

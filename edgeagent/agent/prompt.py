@@ -14,18 +14,30 @@ def _signature(spec: ToolSpec) -> str:
     return f"{spec.name}({args})"
 
 
-def system_prompt(specs: Sequence[ToolSpec]) -> str:
+_ROLE = (
+    "You are a coding agent. You fix an issue in a small repository, which is your "
+    "current directory, by calling tools.\n"
+)
+_WORKFLOW = (
+    "Work in this order: read the file named in the issue with read_file, change the "
+    "wrong line with edit (old must be copied exactly from the file, without the line "
+    "numbers), run_tests, and submit when the tests pass."
+)
+
+
+def system_prompt(specs: Sequence[ToolSpec], native: bool = False) -> str:
+    """`native`: the chat template renders the tools and their call syntax itself, so the
+    prompt lists neither; the workflow stays."""
+    if native:
+        return f"{_ROLE}Call exactly one tool every turn.\n\n{_WORKFLOW}"
     tools = "\n".join(f"- {_signature(s)}: {s.description}" for s in specs)
     return (
-        "You are a coding agent. You fix an issue in a small repository, which is your "
-        "current directory, by calling tools.\n"
+        f"{_ROLE}"
         "Answer every turn with exactly one tool call as a JSON object:\n"
         '{"name": "<tool>", "arguments": {<argument>: <value>}}\n'
         "Arguments marked ? are optional.\n\n"
         f"Tools:\n{tools}\n\n"
-        "Work in this order: read the file named in the issue with read_file, change the "
-        "wrong line with edit (old must be copied exactly from the file, without the line "
-        "numbers), run_tests, and submit when the tests pass."
+        f"{_WORKFLOW}"
     )
 
 

@@ -12,7 +12,7 @@ from typing import Any
 # the config keys each flag group sets (config.py names them; the flags are their dashed forms)
 ENGINE_KEYS = ("model", "n_ctx", "threads", "threads_batch", "n_batch", "n_ubatch",
                "flash_attn", "type_k", "type_v", "gpu_layers", "mlock", "mmap", "seed",
-               "grammar")
+               "grammar", "tool_format")
 ON_OFF = {"1": True, "on": True, "true": True, "yes": True,
           "0": False, "off": False, "false": False, "no": False}
 METER_KEYS = ("power_root", "power_estimate_tdp", "sample_interval_s")
@@ -69,7 +69,7 @@ def on_off(text: str) -> bool:
 
 def add_engine_flags(p: argparse.ArgumentParser, *, n_ctx_default: str = "") -> None:
     """`--model`, `--n-ctx`, the llama.cpp settings (threads, batches, flash attention, KV
-    cache types, offload, mlock, mmap), `--seed`, `--no-grammar`."""
+    cache types, offload, mlock, mmap), `--seed`, `--no-grammar`, `--tool-format`."""
     from ..config import KV_CACHE_TYPES
 
     p.add_argument("--model", help="known model name or path to a .gguf file")
@@ -99,6 +99,10 @@ def add_engine_flags(p: argparse.ArgumentParser, *, n_ctx_default: str = "") -> 
     p.add_argument("--seed", type=int, help="sampling seed (recorded)")
     p.add_argument("--no-grammar", dest="grammar", action="store_false", default=None,
                    help="do not constrain tool calls with a grammar")
+    p.add_argument("--tool-format", choices=("auto", "native", "text"),
+                   help="how tool calls are written: native (the chat template's own syntax "
+                   "and tools), text (our JSON protocol, the fallback), auto (default: "
+                   "native where the template supports tools); recorded in the run")
 
 
 def add_sampling_flags(p: argparse.ArgumentParser) -> None:

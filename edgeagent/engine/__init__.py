@@ -2,18 +2,20 @@
 process with its own decode loop and speculative.py; http.py for OpenAI-compatible servers),
 and build_engine(config), the one place that chooses between them. The engine imports
 neither the agent nor the sandbox: the tool-call grammar arrives with its JSON schema as a
-`Grammar`."""
+`Grammar`; native tool calls (tool_format.py) are read per template family."""
 
 from ..exports import lazy_exports
 
 __all__, __getattr__ = lazy_exports(__name__, {
     "base": ("ContextOverflow", "Engine", "EngineError", "Generation", "Grammar", "Message",
-             "gbnf_of", "json_schema_of"),
+             "ToolCall", "gbnf_of", "json_schema_of"),
     "build": ("EngineFactory", "build_engine", "llamacpp_engine"),
-    "chat_template": ("CHATML_TEMPLATE", "ChatTemplate"),
-    "http": ("EndpointSettings", "HttpEngine", "base_url", "endpoint_engine"),
+    "chat_template": ("CHATML_TEMPLATE", "ChatTemplate", "template_message"),
+    "http": ("EndpointSettings", "HttpEngine", "base_url", "endpoint_engine", "wire_message"),
     "llamacpp": ("LlamaCppEngine",),
     "llamacpp_ops": ("evaluate_after_prefix", "truncate_head_tail"),
+    "tool_format": ("FAMILIES", "ParsedCalls", "call_id", "detect_family",
+                    "parse_tool_calls", "single_token_markers", "tool_call_grammar"),
     "speculative": ("DraftModel", "PromptLookup", "Speculator", "decode_speculative",
                     "eval_with_logits", "rollback"),
 })

@@ -3,21 +3,66 @@
 An engine takes chat messages and returns a Generation with its own monotonic timestamps.
 Assistant messages may carry the exact token ids the engine produced for them, so the next
 prompt extends the KV cache instead of diverging inside a re-tokenised copy of that turn.
+
+Messages are OpenAI's native ones: an assistant turn may carry tool calls (and the reasoning
+a model wrote before them), a `tool` message answers one call by its id. The model's own chat
+template renders them, with the `tools` a generate() call is given.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 
 @dataclass(frozen=True)
+class ToolCall:
+    """One native tool call, as OpenAI's wire format has it: `arguments` is the JSON text."""
+
+    id: str
+    name: str
+    arguments: str
+
+    @property
+    def args(self) -> Any:
+        """The arguments parsed (a dict for a well-formed call)."""
+        return json.loads(self.arguments)
+
+    def wire_form(self) -> dict[str, Any]:
+        """As an OpenAI request carries it (arguments a JSON string)."""
+        return {"id": self.id, "type": "function",
+                "function": {"name": self.name, "arguments": self.arguments}}
+
+    def template_form(self) -> dict[str, Any]:
+        """As a chat template reads it: arguments parsed to a dict first, as MLPerf's ISL
+        count and llama-server do (Hermes-style templates iterate or `tojson` them); text
+        that is not a JSON object stays the string it was."""
+        try:
+            parsed = json.loads(self.arguments)
+        except (json.JSONDecodeError, RecursionError):
+            parsed = None
+        arguments = parsed if isinstance(parsed, dict) else self.arguments
+        return {"id": self.id, "type": "function",
+                "function": {"name": self.name, "arguments": arguments}}
+
+
+@dataclass(frozen=True)
 class Message:
-    role: str  # system | user | assistant
-    content: str
+    role: str  # system | user | assistant | tool
+    # None only for an assistant turn that is tool calls alone (MLPerf's rows so render)
+    content: str | None
     # exact ids the engine generated for this assistant turn (without the end-of-turn token)
     tokens: tuple[int, ...] | None = None
+    tool_calls: tuple[ToolCall, ...] | None = None  # an assistant turn's native calls
+    tool_call_id: str | None = None  # a `tool` message: the call it answers
+    reasoning_content: str | None = None  # an assistant turn's reasoning, kept as recorded
+
+    @property
+    def text(self) -> str:
+        """The content, '' when there is none."""
+        return self.content or ""
 
 
 @dataclass(frozen=True)
@@ -64,6 +109,10 @@ class Generation:
     # this process's CPU time from the first token to the end (steadier than wall time when
     # other processes compete for the cores and llama.cpp runs one thread)
     decode_cpu_ms: float | None = None
+    # native tool calling (generate() given `tools`): the calls read back from the output,
+    # or None with the reason the output held no readable call
+    tool_calls: tuple[ToolCall, ...] | None = None
+    tool_call_error: str | None = None
 
     @property
     def render_ms(self) -> float:
@@ -111,6 +160,8 @@ class EngineError(Exception):
 
 class Engine(Protocol):
     n_ctx: int
+    # the chat template's native tool-call family (engine.tool_format), None: no native tools
+    tool_family: str | None
 
     def provenance(self) -> dict[str, Any]: ...
 
@@ -128,4 +179,7 @@ class Engine(Protocol):
         # optional: called with each kept token's text as it is sampled, for live displays
         # (the loop passes it only to an engine whose generate() declares it)
         on_token: Callable[[str], None] | None = None,
+        # OpenAI function schemas: rendered by the template, calls read back natively
+        # (passed only in native tool format, to an engine with a tool_family)
+        tools: Sequence[dict[str, Any]] | None = None,
     ) -> Generation: ...

@@ -13,7 +13,18 @@ is given (`tokenizer`, loaded vocab-only), otherwise estimated from characters a
 The tool-call constraint is sent in the strongest form the server takes: llama.cpp servers get
 the very GBNF the in-process engine uses (`grammar`), others an OpenAI `response_format` JSON
 schema; a server that rejects one form (400/422) is asked again with the next weaker one, down
-to prompt-only. Connection errors, 429/5xx and broken streams are retried with backoff inside
+to prompt-only.
+
+Native tool calls (generate() given `tools`): the request carries OpenAI `tools` and native
+messages (assistant `tool_calls`, `tool` messages by id; a turn generated live goes back as
+the very text the model wrote, so a llama.cpp server's prompt cache still sees an extension).
+llama-cpp-python's server only renders `tools`, so it gets the native GBNF as well; others
+(llama-server --jinja, vLLM, Ollama) constrain and parse the calls themselves, asked with
+`tool_choice: "required"` (llama-server refuses a custom grammar beside tools). The calls
+come back as `tool_calls` deltas, or, from a server that does not parse them, are read out
+of the text in the template's family syntax.
+
+Connection errors, 429/5xx and broken streams are retried with backoff inside
 a per-turn deadline (600 s by default, as MLPerf's); anything else ends the turn as an
 EngineError carrying the server's own message, so the run never hangs.
 """
@@ -25,7 +36,8 @@ import json
 import os
 import socket
 import time
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -37,9 +49,11 @@ from .base import (
     Generation,
     Grammar,
     Message,
+    ToolCall,
     gbnf_of,
     json_schema_of,
 )
+from .tool_format import call_id, detect_family, parse_tool_calls, single_token_markers
 
 DEFAULT_TURN_TIMEOUT_S = 600.0
 CONSTRAINTS = ("auto", "gbnf", "json_schema", "json_object", "none")
@@ -137,6 +151,12 @@ class _Vocab:
         self._add_bos = self.llm._model.add_bos_token()
         template = meta.get("tokenizer.chat_template")
         self.template = ChatTemplate(template or CHATML_TEMPLATE, bos_token=bos, eos_token=eos)
+        self.tool_family = detect_family(template)
+        self.tool_markers = single_token_markers(
+            self.tool_family,
+            lambda t: self.llm.tokenize(t.encode(), add_bos=False, special=True),
+            self._text,
+        )
 
     def _text(self, token: int) -> str:
         if token < 0:
@@ -148,10 +168,14 @@ class _Vocab:
         add_bos = first and self._add_bos and not has_bos
         return self.llm.tokenize(text.encode(), add_bos=add_bos, special=True)
 
-    def prompt(self, messages: list[Message]) -> list[int]:
-        # the server re-tokenises assistant text: exact ids are not sent, so not used here
-        plain = [Message(m.role, m.content) for m in messages]
-        return self.template.render_tokens(plain, self._tokenize)
+    def prompt(
+        self, messages: list[Message], tools: Sequence[Mapping[str, Any]] | None = None
+    ) -> list[int]:
+        # the server re-tokenises assistant text: exact ids are not sent, so not used here;
+        # a live turn goes as its raw text (wire_message), so it is counted as that
+        plain = [Message(m.role, m.content) if m.tokens is not None
+                 else replace(m, tokens=None) for m in messages]
+        return self.template.render_tokens(plain, self._tokenize, tools)
 
     def ids(self, text: str) -> list[int]:
         return self.llm.tokenize(text.encode(), add_bos=False, special=False)
@@ -174,9 +198,28 @@ class _Rejected(Exception):
     """400/422: the request itself was refused (maybe its constraint form)."""
 
 
+def wire_message(m: Message) -> dict[str, Any]:
+    """A message as the request carries it. An assistant turn generated live (it has its
+    ids) goes as the text the model wrote, its calls in their native syntax inside: the
+    server's template renders it exactly as it was generated, so the prompt extends the
+    previous one; a recorded turn goes with OpenAI `tool_calls`."""
+    out: dict[str, Any] = {"role": m.role, "content": m.content}
+    if m.role == "assistant" and m.tokens is not None:
+        return {"role": m.role, "content": m.text}
+    if m.tool_calls:
+        out["tool_calls"] = [c.wire_form() for c in m.tool_calls]
+    if m.tool_call_id is not None:
+        out["tool_call_id"] = m.tool_call_id
+    if m.reasoning_content is not None:
+        out["reasoning_content"] = m.reasoning_content
+    return out
+
+
 @dataclass
 class _Stream:
     text: str = ""
+    # native tool calls streamed as deltas, by index: [id, name, arguments so far]
+    calls: dict[int, list[str]] = field(default_factory=dict)
     chunk_times: list[int] = field(default_factory=list)
     finish: str | None = None
     usage: dict[str, Any] | None = None
@@ -241,6 +284,10 @@ class HttpEngine:
             self.constraint = settings.constraint
         self.constraint_changes: list[str] = []
         self._vocab = _Vocab(settings.tokenizer) if settings.tokenizer else None
+        # the template's tool-call family, known when the tokenizer GGUF is given
+        self.tool_family = self._vocab.tool_family if self._vocab is not None else None
+        self.tool_markers = self._vocab.tool_markers if self._vocab is not None else frozenset()
+        self._calls_made = 0
         self._previous_prompt: list[int] = []
 
     # -- setup --------------------------------------------------------------------------
@@ -283,6 +330,7 @@ class HttpEngine:
             "constraint": self.constraint,
             "constraint_changes": list(self.constraint_changes),
             "cache_prompt_sent": self.server_kind in _LLAMA_CPP_KINDS,
+            "tool_family": self.tool_family,
             "tokenizer": str(self.settings.tokenizer) if self.settings.tokenizer else None,
             "token_counts": "the server's where sent; else prompt: "
             + ("the tokenizer" if self._vocab else "estimated from characters")
@@ -328,10 +376,16 @@ class HttpEngine:
 
     # -- generation ---------------------------------------------------------------------
     def _body(self, messages: list[Message], max_tokens: int, mode: str,
-              grammar: Grammar | str | None
+              grammar: Grammar | str | None,
+              tools: Sequence[Mapping[str, Any]] | None = None,
               ) -> dict[str, Any]:
+        wire = [wire_message(m) for m in messages]
+        if self.server_kind == "llama-cpp-python":
+            wire = [self._as_content(m, w, tools) for m, w in zip(messages, wire, strict=True)]
+            # its request schema refuses a null content (a turn that is calls alone)
+            wire = [{k: v for k, v in w.items() if v is not None} for w in wire]
         body: dict[str, Any] = {
-            "messages": [{"role": m.role, "content": m.content} for m in messages],
+            "messages": wire,
             "max_tokens": max_tokens,
             "temperature": self.settings.temperature,
             "seed": self.settings.seed,
@@ -346,6 +400,13 @@ class HttpEngine:
                         top_p=self.settings.top_p, min_p=0.05)
         elif self.settings.temperature > 0:
             body["top_p"] = self.settings.top_p
+        if tools:
+            body["tools"] = [dict(t) for t in tools]
+            if self.server_kind != "llama-cpp-python":
+                # the server constrains and parses the calls itself (llama-server refuses a
+                # custom grammar beside tools)
+                body["tool_choice"] = "required"
+                return body
         if grammar is None or mode == "none":
             return body
         if mode == "gbnf":
@@ -362,6 +423,17 @@ class HttpEngine:
         else:
             body["response_format"] = {"type": "json_object", "schema": schema}
         return body
+
+    def _as_content(self, m: Message, wire: dict[str, Any],
+                    tools: Sequence[Mapping[str, Any]] | None) -> dict[str, Any]:
+        """A recorded tool-call turn for llama-cpp-python's server, whose request schema
+        takes arguments only as a JSON string, which its template then renders quoted: the
+        turn goes as the text our template writes for it (arguments as objects, as MLPerf
+        renders them), so the server's prompt is the one the in-process engine builds."""
+        if not m.tool_calls or m.tokens is not None or self._vocab is None:
+            return wire  # a live turn already goes as the text the model wrote
+        text = self._vocab.template.turn_text(m, tools)
+        return {"role": "assistant", "content": text} if text is not None else wire
 
     def _stream(self, body: dict[str, Any], deadline: float) -> _Stream:
         httpx = self._httpx
@@ -437,8 +509,13 @@ class HttpEngine:
         for choice in chunk.get("choices") or []:
             delta = choice.get("delta") or {}
             piece = delta.get("content") or ""
-            for call in delta.get("tool_calls") or []:
-                piece += (call.get("function") or {}).get("arguments") or ""
+            for n, call in enumerate(delta.get("tool_calls") or []):
+                fn = call.get("function") or {}
+                slot = out.calls.setdefault(int(call.get("index", n)), ["", "", ""])
+                slot[0] = call.get("id") or slot[0]
+                slot[1] = fn.get("name") or slot[1]
+                slot[2] += fn.get("arguments") or ""
+                piece += fn.get("arguments") or ""
             if piece:
                 out.chunk_times.append(time.monotonic_ns())
                 out.text += piece
@@ -453,10 +530,11 @@ class HttpEngine:
         max_tokens: int,
         grammar: Grammar | str | None = None,
         max_context_tokens: int | None = None,
+        tools: Sequence[Mapping[str, Any]] | None = None,
     ) -> Generation:
         t_start = time.monotonic_ns()
         deadline = time.monotonic() + self.settings.turn_timeout_s
-        prompt_ids = self._vocab.prompt(messages) if self._vocab is not None else None
+        prompt_ids = self._vocab.prompt(messages, tools) if self._vocab is not None else None
         if prompt_ids is not None:
             limit = min(self.n_ctx, max_context_tokens or self.n_ctx)
             if len(prompt_ids) + max_tokens > limit:
@@ -465,7 +543,7 @@ class HttpEngine:
         retries = 0
         last_error = ""
         while True:
-            body = self._body(messages, max_tokens, mode, grammar)
+            body = self._body(messages, max_tokens, mode, grammar, tools)
             try:
                 stream = self._stream(body, deadline)
             except _Rejected as exc:
@@ -490,7 +568,23 @@ class HttpEngine:
         if grammar is not None and mode != self.constraint:
             self.constraint_changes.append(f"{self.constraint} -> {mode}: {last_error[:200]}")
             self.constraint = mode
-        return self._generation(stream, messages, prompt_ids, t_start, retries, mode, grammar)
+        gen = self._generation(stream, messages, prompt_ids, t_start, retries, mode, grammar)
+        if not tools:
+            return gen
+        return replace(gen, **self._native_calls(stream))
+
+    def _native_calls(self, s: _Stream) -> dict[str, Any]:
+        """The turn's calls: the server's `tool_calls`, else read out of the text."""
+        if s.calls:
+            calls = tuple(
+                ToolCall(cid or call_id(self._calls_made + i), name, args or "{}")
+                for i, (cid, name, args) in enumerate(s.calls[k] for k in sorted(s.calls))
+            )
+            self._calls_made += len(calls)
+            return {"tool_calls": calls, "tool_call_error": None}
+        parsed = parse_tool_calls(self.tool_family, s.text, self._calls_made)
+        self._calls_made += len(parsed.calls)
+        return {"tool_calls": parsed.calls, "tool_call_error": parsed.error}
 
     def _generation(
         self, s: _Stream, messages: list[Message], prompt_ids: list[int] | None, t_start: int,
@@ -511,7 +605,7 @@ class HttpEngine:
         elif prompt_ids is not None:
             context, prompt_source = len(prompt_ids), "tokenizer"
         else:
-            chars = sum(len(m.content) for m in messages)
+            chars = sum(len(m.text) for m in messages)
             context, prompt_source = round(chars / _CHARS_PER_TOKEN), "estimated"
         # output: the server's count, else one streamed delta per sampled token (llama.cpp,
         # vLLM and Ollama stream so; re-tokenising the text can differ from the ids sampled)

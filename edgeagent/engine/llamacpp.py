@@ -21,7 +21,7 @@ import contextlib
 import ctypes
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,7 @@ from .chat_template import CHATML_TEMPLATE, ChatTemplate
 from .llamacpp_ops import evaluate_after_prefix, truncate_head_tail
 from .llamacpp_settings import GGML_TYPES, kv_bytes_per_token, read_back
 from .speculative import Speculator, build_speculator, decode_speculative
+from .tool_format import detect_family, parse_tool_calls, single_token_markers
 
 # GGUF general.file_type -> quantisation name (llama.cpp's llama_ftype)
 _FILE_TYPES = {
@@ -218,6 +219,14 @@ class LlamaCppEngine:
         template = meta.get("tokenizer.chat_template")
         self.template_source = "gguf" if template else "chatml-fallback"
         self.template = ChatTemplate(template or CHATML_TEMPLATE, bos_token=bos, eos_token=eos)
+        # native tool calls: the family the GGUF's template speaks (None: no native tools)
+        self.tool_family = detect_family(template)
+        self._calls_made = 0  # ids of native calls count across the run
+        self.tool_markers = single_token_markers(
+            self.tool_family,
+            lambda t: self.llm.tokenize(t.encode(), add_bos=False, special=True),
+            self._token_text,
+        )
         self._bos_text = bos
         self._add_bos = self.llm._model.add_bos_token()
         self._grammars: dict[str, Any] = {}
@@ -295,6 +304,7 @@ class LlamaCppEngine:
             "kv_bytes_per_token": self._kv_bytes_per_token,
             "speculative": self.speculator.provenance() if self.speculator else None,
             "chat_template": self.template_source,
+            "tool_family": self.tool_family,
             "load_ms": self.load_ms,
             "system_info": self.system_info,
         }
@@ -328,8 +338,10 @@ class LlamaCppEngine:
         """Keep the head and the tail of `text` within `max_tokens`, with a marker between."""
         return truncate_head_tail(self.llm, text, max_tokens)
 
-    def prompt_tokens(self, messages: list[Message]) -> list[int]:
-        return self.template.render_tokens(messages, self._tokenize)
+    def prompt_tokens(
+        self, messages: list[Message], tools: Sequence[Mapping[str, Any]] | None = None
+    ) -> list[int]:
+        return self.template.render_tokens(messages, self._tokenize, tools)
 
     def _grammar(self, gbnf: str) -> Any:
         grammar = self._grammars.get(gbnf)
@@ -364,6 +376,7 @@ class LlamaCppEngine:
         grammar: Grammar | str | None = None,
         max_context_tokens: int | None = None,
         on_token: Callable[[str], None] | None = None,
+        tools: Sequence[Mapping[str, Any]] | None = None,
     ) -> Generation:
         grammar = gbnf_of(grammar)  # llama.cpp takes the GBNF; the schema is for servers
         # each call sets (or clears) the listener that both decode loops' token log calls
@@ -371,7 +384,7 @@ class LlamaCppEngine:
         lc = self._llama_cpp
         llm = self.llm
         t_start = time.monotonic_ns()
-        prompt = self.prompt_tokens(messages)
+        prompt = self.prompt_tokens(messages, tools)
         limit = min(self.n_ctx, max_context_tokens or self.n_ctx)
         if len(prompt) + max_tokens > limit:
             raise ContextOverflow(len(prompt) + max_tokens, limit)
@@ -404,6 +417,14 @@ class LlamaCppEngine:
         decode_cpu_ms = (
             (time.process_time_ns() - log.cpu_first_ns) / 1e6 if log.cpu_first_ns else None
         )
+        calls = None
+        call_error = None
+        if tools:
+            # with special pieces: a family's marker may be a control token ([TOOL_CALLS])
+            raw = llm.detokenize(out, special=True).decode(errors="replace")
+            parsed = parse_tool_calls(self.tool_family, raw, self._calls_made)
+            calls, call_error = parsed.calls, parsed.error
+            self._calls_made += len(calls)
         return Generation(
             text=text,
             tokens=tuple(out),
@@ -424,6 +445,8 @@ class LlamaCppEngine:
             spec_accepted=spec_accepted,
             extra=extra,
             decode_cpu_ms=decode_cpu_ms,
+            tool_calls=calls,
+            tool_call_error=call_error,
         )
 
     def _perf_prefill(self) -> tuple[float, float]:

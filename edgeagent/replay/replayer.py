@@ -6,11 +6,18 @@ model's parsed action, token accounting, phase timestamps); the tool phase is th
 `delay_seconds` slept when asked, the re-execution of the recorded calls, or nothing. A turn
 whose prompt does not fit the context window is dropped with the reason, never truncated.
 
-Rendering (our prompt format, through the model's own chat template): the system prompt, with
+Rendering, native (where the model's chat template has a tool-call family,
+engine/tool_format.py): exactly as MLPerf's harness builds each turn's messages, so the
+prompt is token for token the ISL MLPerf counts: the system row, the dataset's `tools`
+rendered by the template, assistant rows with their `tool_calls` (arguments parsed to a
+dict) and `reasoning_content`, one `tool` message per tool result; the model's calls are
+constrained to the family's syntax and read back natively.
+
+Rendering, text (the fallback for a template without tool support): the system prompt, with
 the tool list appended when it does not already name every tool; an assistant turn is its
-`content`, else its tool calls as `{"name": ..., "arguments": {...}}` JSON objects (Qwen's
-native tool-call body, our agent's action format); tool results and user rows are user
-messages (several results are each headed by their call id).
+`content`, else its tool calls as `{"name": ..., "arguments": {...}}` JSON objects (our
+agent's action format); tool results and user rows are user messages (several results are
+each headed by their call id).
 """
 
 from __future__ import annotations
@@ -22,7 +29,10 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..agent.actions import action_constraint, action_fields, parse_action
+from ..agent.native import native_action
 from ..engine.base import ContextOverflow, Engine, EngineError, Message
+from ..engine.base import ToolCall as NativeCall
+from ..engine.tool_format import tool_call_grammar
 from ..events import EventSink, TaskStarted, step_record
 from ..sandbox.tools import ToolResult as SandboxResult
 from .dataset import Conversation, Row, ToolCall
@@ -35,6 +45,8 @@ class ReplaySettings:
     max_new_tokens: int = 1024
     inject_tool_delay: bool = False
     use_grammar: bool = True
+    # native | text | auto (native where the engine's template has a tool-call family)
+    tool_format: str = "auto"
 
 
 @dataclass(frozen=True)
@@ -99,6 +111,39 @@ def tool_text(row: Row) -> str:
     return "\n\n".join(f"[{r.tool_call_id}]\n{r.content}" for r in results)
 
 
+def native_messages(row: Row) -> list[Message]:
+    """A dataset row as MLPerf's harness turns it into OpenAI messages: an assistant row
+    keeps its tool calls and reasoning (content None when it is calls alone), a tool row is
+    one `tool` message per result."""
+    if row.role == "tool":
+        return [Message("tool", r.content, tool_call_id=r.tool_call_id)
+                for r in row.tool_results or ()]
+    if row.role == "assistant":
+        calls = None if row.tool_calls is None else tuple(
+            NativeCall(c.id, c.name, c.arguments) for c in row.tool_calls)
+        return [Message("assistant", row.content, tool_calls=calls,
+                        reasoning_content=row.reasoning_content)]
+    return [Message(row.role, row.content or "")]
+
+
+def text_messages(row: Row) -> list[Message]:
+    """A dataset row in our text protocol (the fallback rendering)."""
+    if row.role == "assistant":
+        return [Message("assistant", assistant_text(row))]
+    return [Message("user", row.content if row.role == "user" else tool_text(row))]
+
+
+def conversation_start(conv: Conversation, native: bool) -> list[Message]:
+    """The system and first user messages (MLPerf adds a system message only when the
+    conversation has a system prompt)."""
+    first = conv.rows[0]
+    if native:
+        head = [Message("system", conv.system)] if conv.system else []
+        return head + native_messages(first)
+    return [Message("system", render_system(conv.system, conv.tools)),
+            Message("user", first.content or "")]
+
+
 def replay_conversation(
     conv: Conversation,
     engine: Engine,
@@ -110,11 +155,28 @@ def replay_conversation(
     on_turn: Callable[[TurnResult], None] = lambda t: None,
 ) -> ConversationResult:
     first = conv.rows[0]
-    system = render_system(conv.system, conv.tools)
+    family = getattr(engine, "tool_family", None)
+    if settings.tool_format == "auto":
+        native = family is not None
+    else:
+        native = settings.tool_format == "native"
+    messages = conversation_start(conv, native)
+    system = messages[0].text if messages and messages[0].role == "system" else ""
     sink.emit(TaskStarted(conv.id, 0, conv.id, system, first.content or ""))
     specs = specs_from_openai(conv.tools)
-    grammar = action_constraint(specs) if settings.use_grammar and specs else None
-    messages = [Message("system", system), Message("user", first.content or "")]
+    tools = list(conv.tools) if native and conv.tools else None
+    grammar = None
+    if settings.use_grammar and specs:
+        if not native:
+            grammar = action_constraint(specs)
+        elif family is not None:
+            # one call per turn, as llama-server's default (parallel_tool_calls false) on
+            # MLPerf's reference: allowed more, the 0.5B model chained calls to the budget
+            grammar = tool_call_grammar(family, conv.tools,
+                                        single_tokens=getattr(engine, "tool_markers",
+                                                              frozenset()))
+    native_kw = {"tools": tools} if tools else {}
+    to_messages = native_messages if native else text_messages
     rows = conv.rows
     turns: list[TurnResult] = []
     step = 0
@@ -122,7 +184,7 @@ def replay_conversation(
     while i < len(rows):
         row = rows[i]
         if row.role != "assistant":
-            messages.append(Message("user", row.content if row.role == "user" else tool_text(row)))
+            messages += to_messages(row)
             i += 1
             continue
         if stop_requested():
@@ -134,7 +196,8 @@ def replay_conversation(
         observation = tool_text(tool_row) if tool_row else (next_row.content if next_row else None)
         wall_start = time.time()
         try:
-            gen = engine.generate(messages, max_tokens=settings.max_new_tokens, grammar=grammar)
+            gen = engine.generate(messages, max_tokens=settings.max_new_tokens, grammar=grammar,
+                                  **native_kw)
         except (ContextOverflow, EngineError) as exc:
             kind = "context overflow" if isinstance(exc, ContextOverflow) else "engine error"
             turn = TurnResult(conv.id, row.turn, step, "dropped", f"{kind}: {exc}", 0.0,
@@ -150,8 +213,13 @@ def replay_conversation(
             time.sleep(tool_row.delay_seconds)
         t_tool_end = time.monotonic_ns()
         if gen is not None:
-            predicted = tuple(turn_executables(parse_generated_calls(gen.text)))
-            parsed = parse_action(gen.text, specs)
+            if tools:
+                calls = [(c.name, c.args) for c in gen.tool_calls or ()]
+                parsed = native_action(gen, specs)
+            else:
+                calls = parse_generated_calls(gen.text)
+                parsed = parse_action(gen.text, specs)
+            predicted = tuple(turn_executables(calls))
             tool_ms = (t_tool_end - t_tool_start) / 1e6
             result = SandboxResult(observation or "", exit_code, error, tool_ms)
             sink.emit(step_record(
@@ -167,9 +235,15 @@ def replay_conversation(
             )
         turns.append(turn)
         on_turn(turn)
-        messages.append(Message("assistant", assistant_text(row)))
+        messages += to_messages(row)
         if tool_row is not None:
-            messages.append(Message("user", observation or ""))
+            if executor is None:
+                messages += to_messages(tool_row)
+            elif native and row.tool_calls:  # the re-executed calls' output follows
+                messages.append(Message("tool", observation or "",
+                                        tool_call_id=row.tool_calls[0].id))
+            else:
+                messages.append(Message("user", observation or ""))
             i += 1
         step += 1
         i += 1

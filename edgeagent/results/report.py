@@ -74,6 +74,10 @@ def render_report(run_dir: Path) -> str:
             f"endpoint {model['endpoint']}  ({model.get('server_kind')}, "
             f"{model.get('server_locality')} server; {model.get('energy_scope')})"
         )
+    fmt = prov.get("tool_format")
+    if fmt:
+        family = f" ({fmt['family']})" if fmt.get("family") else ""
+        lines.append(f"tool format  {fmt['resolved']}{family}: {fmt['reason']}")
     lines += device_lines(prov)
     lines.append(f"suite  {run['suite']}")
     lines.append("")

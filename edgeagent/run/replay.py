@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 
 from ..agent import prompt
+from ..agent.native import resolve_tool_format
 from ..config import RunConfig
 from ..engine.build import EngineFactory, build_engine
 from ..errors import StoreError, SuiteError
@@ -154,7 +155,13 @@ def execute_replay(
     config, sampling_note = greedy_config(config)
     peak_rss_scope = reset_peak_rss()  # the run's own peak, model load included
     model, engine = build_engine(config, progress=progress, engine_factory=engine_factory)
-    settings = ReplaySettings(config.max_new_tokens, inject_tool_delay, config.grammar)
+    try:
+        tool_format = resolve_tool_format(config.tool_format, engine)
+    except Exception:
+        getattr(engine, "close", lambda: None)()  # the model is loaded: free it first
+        raise
+    settings = ReplaySettings(config.max_new_tokens, inject_tool_delay, config.grammar,
+                              tool_format.resolved)
     label = Path(source.label).stem if source.run_dir is None else Path(source.label).name[:40]
     # names hold dots (no Path().stem); an endpoint's served name may be a path
     name = model.name or (str(model.path) if model.path else "endpoint")
@@ -181,6 +188,7 @@ def execute_replay(
     try:
         provenance = build_provenance(config, model, engine, session.power, device)
         provenance["replay"] = replay_info
+        provenance["tool_format"] = tool_format.to_dict()
         session.emit(RunStarted(run_dir.name, str(run_dir), f"replay:{source.label}",
                                 tuple(c.id for c in source.conversations), provenance))
         for conv in source.conversations:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..agent.loop import AgentLimits, LoopResult, run_agent
+from ..agent.native import resolve_tool_format
 from ..config import (
     DEFAULT_COMMAND_TIMEOUT_S,
     DEFAULT_WALL_S,
@@ -126,6 +127,7 @@ def run_task(
     stop_requested: Callable[[], bool | str],
     collector: StepCollector,
     retrieval: Any = None,  # a RetrievalService: the task's toolbox offers search_code
+    tool_format: str = "text",  # resolved for the run: native | text
 ) -> TaskRecord:
     """`collector` must sit downstream of `sink`'s metering, so task totals see energies."""
     collector.steps.clear()
@@ -138,6 +140,7 @@ def run_task(
         observation_tokens=config.observation_tokens,
         use_grammar=config.grammar,
         stuck_after=config.stuck_after,
+        tool_format=tool_format,
     )
     process_limits = _process_limits(task, config)
     t0 = time.monotonic_ns()
@@ -214,6 +217,11 @@ def execute_run(
     retrieval = _retrieval_service(config)
     peak_rss_scope = reset_peak_rss()  # the run's own peak, model load included
     model, engine = build_engine(config, progress=progress, engine_factory=engine_factory)
+    try:
+        tool_format = resolve_tool_format(config.tool_format, engine)
+    except Exception:
+        getattr(engine, "close", lambda: None)()  # the model is loaded: free it first
+        raise
     plan = plan_resume(resume_dir) if resume_dir is not None else None
     if plan is None:
         run_dir = make_run_dir(out, _run_label(suite.name, model.name or str(model.path)))
@@ -229,6 +237,7 @@ def execute_run(
     session.start()
     try:
         provenance = build_provenance(config, model, engine, session.power, device)
+        provenance["tool_format"] = tool_format.to_dict()
         if retrieval is not None:
             provenance["retrieval"] = retrieval.provenance()
         # reports keep the guided tier apart from the graded ones (results/tiers.py)
@@ -246,7 +255,8 @@ def execute_run(
             attempt = plan.next_attempt.get(task.id, 0) if plan is not None else 0
             in_progress = (task.id, attempt, time.monotonic_ns())
             records.append(run_task(task, attempt, config, engine, session.sink,
-                                    stop_requested, session.collector, retrieval))
+                                    stop_requested, session.collector, retrieval,
+                                    tool_format.resolved))
             in_progress = None
         status = "interrupted" if stop_requested() else "complete"
     except KeyboardInterrupt as exc:

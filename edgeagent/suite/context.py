@@ -1,11 +1,12 @@
 """How large the agent's context grows along a task's oracle, counted with the model's tokenizer.
 
-The oracle is replayed as if a model had produced it: each step's action is the JSON the
+The oracle is replayed as if a model had produced it: each step's action is the call the
 grammar makes the model write, each observation is cut to the agent's observation budget and
 framed as prompt.observation frames it, and the whole conversation is rendered with the GGUF's
-own chat template. Only the tokenizer is loaded (vocab_only), so this takes a fraction of a
-second per task. The numbers estimate what a perfect agent would see; a real run re-reads,
-errs and retries, and usually grows larger.
+own chat template, in the tool format `auto` gives that model (native tool calls where the
+template has a tool-call family, else the text protocol). Only the tokenizer is loaded
+(vocab_only), so this takes a fraction of a second per task. The numbers estimate what a
+perfect agent would see; a real run re-reads, errs and retries, and usually grows larger.
 """
 
 from __future__ import annotations
@@ -19,9 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from ..agent import prompt
-from ..engine.base import Message
+from ..agent.native import openai_tools
+from ..engine.base import Message, ToolCall
 from ..engine.chat_template import CHATML_TEMPLATE, ChatTemplate
 from ..engine.llamacpp_ops import truncate_head_tail
+from ..engine.tool_format import call_id, detect_family
 from ..sandbox.tools import TOOL_SPECS, ToolResult
 from .schema import Task
 from .validate import ContextProbe
@@ -29,7 +32,7 @@ from .validate import ContextProbe
 # The agent loop's default observation budget (AgentLimits.observation_tokens).
 OBSERVATION_TOKENS = 1024
 # Bump when the way context is estimated changes, so cached estimates are recomputed.
-_ESTIMATE_VERSION = 1
+_ESTIMATE_VERSION = 2  # 2: native tool calls where the template has them
 
 
 class Tokenizer:
@@ -67,8 +70,13 @@ class Tokenizer:
     def ids(self, text: str) -> list[int]:
         return self.llm.tokenize(text.encode(), add_bos=False, special=False)
 
-    def prompt_tokens(self, messages: Sequence[Message]) -> int:
-        text = self.template.render_text(messages)
+    @property
+    def tool_family(self) -> str | None:
+        return detect_family(self.template.source)
+
+    def prompt_tokens(self, messages: Sequence[Message],
+                      tools: Sequence[dict[str, Any]] | None = None) -> int:
+        text = self.template.render_text(messages, tools=tools)
         add_bos = self._add_bos and not (self._bos_text and text.startswith(self._bos_text))
         return len(self.llm.tokenize(text.encode(), add_bos=add_bos, special=True))
 
@@ -105,13 +113,15 @@ class ContextEstimator(ContextProbe):
         self.observation_tokens = observation_tokens
         self.messages: list[Message] = []
         self.reminder: str | None = None
+        native = tokenizer is not None and tokenizer.tool_family is not None
+        self.tools = openai_tools(TOOL_SPECS) if native else None
         self._last_prompt = 0
         self._last_action = 0
 
     def start(self, task: Task, repo_files: Sequence[str]) -> None:
         self.reminder = prompt.issue_reminder(task.issue)
         self.messages = [
-            Message("system", prompt.system_prompt(TOOL_SPECS)),
+            Message("system", prompt.system_prompt(TOOL_SPECS, native=self.tools is not None)),
             Message("user", prompt.task_prompt(task.title, task.issue, repo_files)),
         ]
 
@@ -119,14 +129,19 @@ class ContextEstimator(ContextProbe):
         if self.tokenizer is None:
             return None
         tok = self.tokenizer
-        self._last_prompt = tok.prompt_tokens(self.messages)
-        action = action_text(tool, args)
-        self._last_action = len(tok.ids(action)) + 1  # + the end-of-turn token
+        self._last_prompt = tok.prompt_tokens(self.messages, self.tools)
         text = tok.truncate(result.output, self.observation_tokens)
-        self.messages.append(Message("assistant", action))
-        self.messages.append(
-            Message("user", prompt.observation(tool, result, text, reminder=self.reminder))
-        )
+        seen = prompt.observation(tool, result, text, reminder=self.reminder)
+        if self.tools is not None:
+            call = ToolCall(call_id(len(self.messages)), tool,
+                            json.dumps(args, ensure_ascii=False))
+            turn = Message("assistant", None, tool_calls=(call,))
+            action = tok.template.turn_text(turn, self.tools) or action_text(tool, args)
+            self.messages += [turn, Message("tool", seen, tool_call_id=call.id)]
+        else:
+            action = action_text(tool, args)
+            self.messages += [Message("assistant", action), Message("user", seen)]
+        self._last_action = len(tok.ids(action)) + 1  # + the end-of-turn token
         return self._last_prompt
 
     def final(self) -> int | None:
@@ -149,6 +164,7 @@ def task_fingerprint(task: Task, model_path: Path | None) -> str:
     h = hashlib.sha256()
     h.update(f"v{_ESTIMATE_VERSION}\0{OBSERVATION_TOKENS}\0".encode())
     h.update(prompt.system_prompt(TOOL_SPECS).encode())
+    h.update(prompt.system_prompt(TOOL_SPECS, native=True).encode())
     if model_path is not None:
         st = model_path.stat()
         h.update(f"{model_path.name}\0{st.st_size}\0".encode())

@@ -24,11 +24,13 @@ from pathlib import Path
 
 import httpx
 import pytest
+from paths import FIXTURES
 
 from edgeagent import cli
 from edgeagent.agent.actions import action_constraint, action_grammar
-from edgeagent.engine.base import EngineError, Message
-from edgeagent.engine.http import EndpointSettings, HttpEngine, base_url
+from edgeagent.agent.native import native_constraint
+from edgeagent.engine.base import EngineError, Message, ToolCall
+from edgeagent.engine.http import EndpointSettings, HttpEngine, base_url, wire_message
 from edgeagent.engine.llamacpp import LlamaCppEngine
 from edgeagent.results.report import render_report
 from edgeagent.results.store import open_run_db
@@ -52,10 +54,20 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="module")
 def llama_server(tiny_model_path: Path) -> Iterator[str]:
+    yield from _serve(tiny_model_path)
+
+
+@pytest.fixture(scope="module")
+def tools_server(tiny_tools_model_path: Path) -> Iterator[str]:
+    """The server on the tiny model with Qwen2.5-Coder's template (native tools)."""
+    yield from _serve(tiny_tools_model_path, n_ctx=4096)
+
+
+def _serve(model: Path, n_ctx: int = 2048) -> Iterator[str]:
     port = _free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", str(tiny_model_path),
-         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048", "--n_threads", "1"],
+        [sys.executable, "-m", "llama_cpp.server", "--model", str(model),
+         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx), "--n_threads", "1"],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}/v1"
@@ -178,6 +190,127 @@ def test_a_replay_runs_through_the_endpoint(
     assert prov["model"]["endpoint"] == llama_server
 
 
+# ------------------------------------------------------------- native tools, same server
+
+NATIVE_TOOLS = [
+    {"type": "function", "function": {"name": "pick", "description": "choose", "parameters": {
+        "type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}}},
+    {"type": "function", "function": {"name": "submit", "description": "done",
+                                      "parameters": {"type": "object", "properties": {}}}},
+]
+RECORDED_CALL = ToolCall("call00000", "pick", '{"n": 3}')
+NATIVE_MESSAGES = [
+    Message("system", "You fix issues."),
+    Message("user", "Fix calc.py"),
+    Message("assistant", None, tool_calls=(RECORDED_CALL,), reasoning_content="first, 3"),
+    Message("tool", "picked 3", tool_call_id=RECORDED_CALL.id),
+]
+
+
+def test_native_tools_through_the_server_agree_with_the_in_process_engine(
+    tools_server: str, tiny_tools_model_path: Path
+) -> None:
+    """`tools` and native history (a recorded tool-call turn, a tool message) sent to the
+    server: the same prompt tokens as in process (the server's own count too), the same
+    greedy output under the native grammar, the same call read back."""
+    http = HttpEngine(EndpointSettings(url=tools_server, tokenizer=tiny_tools_model_path,
+                                       n_ctx=4096))
+    try:
+        assert http.tool_family == "hermes"
+        grammar = native_constraint(http, NATIVE_TOOLS)
+        served = http.generate(NATIVE_MESSAGES, max_tokens=64, grammar=grammar,
+                               tools=NATIVE_TOOLS)
+    finally:
+        http.close()
+    local = LlamaCppEngine(tiny_tools_model_path, n_ctx=4096, n_threads=1)
+    try:
+        inproc = local.generate(NATIVE_MESSAGES, max_tokens=64,
+                                grammar=native_constraint(local, NATIVE_TOOLS),
+                                tools=NATIVE_TOOLS)
+        template = local.template
+    finally:
+        local.close()
+    # the server's own count, from a non-streamed request carrying what the engine sends:
+    # the recorded call turn as the text the template writes for it
+    wire = [wire_message(m) for m in NATIVE_MESSAGES]
+    wire[2] = {"role": "assistant", "content": template.turn_text(NATIVE_MESSAGES[2],
+                                                                   NATIVE_TOOLS)}
+    usage = httpx.post(tools_server + "/chat/completions", timeout=60, json={
+        "messages": wire, "tools": NATIVE_TOOLS, "max_tokens": 64, "temperature": 0,
+        "repeat_penalty": 1.0, "grammar": grammar.gbnf,
+    }).json()["usage"]  # fmt: skip
+
+    assert served.context_tokens == inproc.context_tokens == usage["prompt_tokens"]
+    assert served.text == inproc.text and served.decoded_tokens == inproc.decoded_tokens
+    assert served.tool_calls and inproc.tool_calls
+    assert [(c.name, c.args) for c in served.tool_calls] == [
+        (c.name, c.args) for c in inproc.tool_calls]
+
+
+def _cli(*args: str) -> tuple[int, str]:
+    stdout = io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stdout):
+        code = cli.main(list(args))
+    return code, stdout.getvalue()
+
+
+def _steps(run_dir: Path) -> list:
+    db = open_run_db(run_dir)
+    try:
+        return db.execute("SELECT * FROM steps ORDER BY task_id, step").fetchall()
+    finally:
+        db.close()
+
+
+def test_a_native_task_through_the_endpoint_counts_as_in_process(
+    tools_server: str, tiny_tools_model_path: Path, tmp_path: Path
+) -> None:
+    common = ("--suite", "smoke", "--task", "fix-add", "--max-steps", "2",
+              "--max-new-tokens", "32", "--n-ctx", "4096", "--threads", "1", "--headless")
+    code, out = _cli("run", "--endpoint", tools_server, "--tokenizer",
+                     str(tiny_tools_model_path), "--out", str(tmp_path / "http"), *common)
+    assert code in (0, 1), out
+    code, out = _cli("run", "--model", str(tiny_tools_model_path),
+                     "--out", str(tmp_path / "local"), *common)
+    assert code in (0, 1), out
+    (http_dir,), (local_dir,) = (tmp_path / "http").iterdir(), (tmp_path / "local").iterdir()
+    for run_dir in (http_dir, local_dir):
+        fmt = json.loads((run_dir / "provenance.json").read_text())["tool_format"]
+        assert (fmt["resolved"], fmt["family"]) == ("native", "hermes")
+    served, local = _steps(http_dir), _steps(local_dir)
+    assert served and local
+    # the first prompt (system, task, the template's tools block) is the same work; later
+    # ones follow from what was generated
+    assert served[0]["context_tokens"] == local[0]["context_tokens"]
+    assert served[0]["decoded_tokens"] == local[0]["decoded_tokens"]
+    assert served[0]["action_name"] == local[0]["action_name"]
+
+
+def test_a_native_replay_through_the_endpoint_counts_as_in_process(
+    tools_server: str, tiny_tools_model_path: Path, tmp_path: Path
+) -> None:
+    """An MLPerf-format conversation (tool calls, two results in one row, reasoning)
+    replayed natively through the server and in process: every turn the same prompt and
+    output token counts."""
+    dataset = str(FIXTURES / "mlperf_native_conversation.jsonl")
+    common = (dataset, "--max-new-tokens", "16", "--n-ctx", "4096", "--threads", "1")
+    code, out = _cli("replay", "--endpoint", tools_server, "--tokenizer",
+                     str(tiny_tools_model_path), "--out", str(tmp_path / "http"), *common)
+    assert code in (0, 1), out
+    code, out = _cli("replay", "--model", str(tiny_tools_model_path),
+                     "--out", str(tmp_path / "local"), *common)
+    assert code in (0, 1), out
+    (http_dir,), (local_dir,) = (tmp_path / "http").iterdir(), (tmp_path / "local").iterdir()
+    for run_dir in (http_dir, local_dir):
+        fmt = json.loads((run_dir / "provenance.json").read_text())["tool_format"]
+        assert fmt["resolved"] == "native"
+        summary = json.loads((run_dir / "result_summary.json").read_text())
+        assert summary["turns_dropped"] == 0 and summary["turns_completed"] == 6
+    served, local = _steps(http_dir), _steps(local_dir)
+    assert [(s["context_tokens"], s["decoded_tokens"]) for s in served] == [
+        (s["context_tokens"], s["decoded_tokens"]) for s in local]
+
+
 # ------------------------------------------------------------------------ stub server
 
 
@@ -240,6 +373,15 @@ class _Stub(BaseHTTPRequestHandler):
         if kind == "stall":
             time.sleep(5)
             return
+        if kind == "calls":  # a server that parses the calls: tool_calls deltas
+            for delta in ({"id": "abc", "function": {"name": "pick", "arguments": '{"n"'}},
+                          {"function": {"arguments": ": 4}"}}):
+                body = {"choices": [{"index": 0, "delta": {"tool_calls": [
+                    {"index": 0, **delta}]}, "finish_reason": None}]}
+                w(f"data: {json.dumps(body)}\n\n".encode())
+            w(_chunk(finish="tool_calls"))
+            w(b"data: [DONE]\n\n")
+            return
         w(_chunk('{"name": "run_'))
         if kind == "broken":
             return  # the connection closes mid-answer
@@ -270,6 +412,28 @@ def _engine(url: str, **kw: object) -> HttpEngine:
 
 def _generate(engine: HttpEngine) -> object:
     return engine.generate(MESSAGES, max_tokens=32, grammar=action_constraint(TOOL_SPECS))
+
+
+def test_native_requests_carry_tools_and_native_history(stub: str) -> None:
+    """To llama-server: tools with tool_choice required and no custom grammar (it refuses
+    one beside tools); a live turn as the text the model wrote, a recorded one with OpenAI
+    tool_calls, tool messages by id; the server's tool_calls deltas read back as calls."""
+    _Stub.requests.clear()
+    live = Message("assistant", '<tool_call>\n{"name": "pick", "arguments": {"n": 1}}\n'
+                   "</tool_call>", (1, 2, 3), tool_calls=(ToolCall("call00001", "pick",
+                                                                   '{"n": 1}'),))
+    history = [*NATIVE_MESSAGES, live, Message("tool", "picked 1", tool_call_id="call00001")]
+    gen = _engine(stub + "/calls").generate(history, max_tokens=32, tools=NATIVE_TOOLS)
+    sent = _Stub.requests[-1]
+    assert sent["tools"] == NATIVE_TOOLS and sent["tool_choice"] == "required"
+    assert "grammar" not in sent and "response_format" not in sent
+    recorded, live_sent = sent["messages"][2], sent["messages"][4]
+    assert recorded["content"] is None and recorded["reasoning_content"] == "first, 3"
+    assert recorded["tool_calls"] == [RECORDED_CALL.wire_form()]
+    assert live_sent == {"role": "assistant", "content": live.content}
+    assert sent["messages"][5] == {"role": "tool", "content": "picked 1",
+                                   "tool_call_id": "call00001"}
+    assert gen.tool_calls == (ToolCall("abc", "pick", '{"n": 4}'),)
 
 
 def test_base_url_accepts_the_usual_spellings() -> None:
