@@ -54,10 +54,24 @@ class StopFlag:
         signal.signal(signal.SIGTERM, handler)
 
 
-def add_engine_flags(p: argparse.ArgumentParser, *, n_ctx_default: str = "") -> None:
-    """`--model`, `--n-ctx`, `--threads`, `--gpu-layers`, `--seed`, `--no-grammar`."""
+def n_ctx_value(text: str) -> int | str:
+    """`--n-ctx N`, or `auto` where the command sizes the context itself (replay)."""
+    if text == "auto":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer or auto, got {text!r}") from None
+
+
+def add_engine_flags(p: argparse.ArgumentParser, *, n_ctx_default: str = "",
+                     n_ctx_auto: bool = False) -> None:
+    """`--model`, `--n-ctx`, `--threads`, `--gpu-layers`, `--seed`, `--no-grammar`;
+    `n_ctx_auto`: `--n-ctx` also takes `auto`."""
     p.add_argument("--model", help="known model name or path to a .gguf file")
-    p.add_argument("--n-ctx", type=int, help="llama.cpp context window" + n_ctx_default)
+    p.add_argument("--n-ctx", type=n_ctx_value if n_ctx_auto else int,
+                   metavar="auto|N" if n_ctx_auto else None,
+                   help="llama.cpp context window" + n_ctx_default)
     p.add_argument("--threads", type=int,
                    help="CPU threads for llama.cpp (0 or unset: one per CPU; the number used "
                    "is recorded in provenance.json)")

@@ -16,4 +16,5 @@ __all__, __getattr__ = lazy_exports(__name__, {
     "llamacpp_ops": ("evaluate_after_prefix", "truncate_head_tail"),
     "speculative": ("DraftModel", "PromptLookup", "Speculator", "decode_speculative",
                     "eval_with_logits", "rollback"),
+    "vocab": ("Vocabulary",),
 })

@@ -15,9 +15,10 @@ messages (several results are each headed by their call id).
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -99,6 +100,40 @@ def tool_text(row: Row) -> str:
     return "\n\n".join(f"[{r.tool_call_id}]\n{r.content}" for r in results)
 
 
+@dataclass(frozen=True)
+class TurnPrompt:
+    """One assistant turn to generate: its recorded row, the row after it (the tool results
+    or the user message the model reads next, None at the end) and the messages rendered
+    before it."""
+
+    row: Row
+    reply: Row | None
+    messages: tuple[Message, ...]
+
+
+def turn_prompts(conv: Conversation) -> Generator[TurnPrompt, str | None, None]:
+    """Every assistant turn of `conv` with the messages the model reads before it: the one
+    place a turn's prompt is built, for the replay and for `replay --isl` alike.
+
+    Sending a text back (generator.send) replaces what the model reads after that turn's
+    tool calls (re-executed tools); `next()` keeps the recorded results.
+    """
+    system = render_system(conv.system, conv.tools)
+    messages = [Message("system", system), Message("user", conv.rows[0].content or "")]
+    rows = conv.rows
+    observed: str | None = None
+    for i, row in enumerate(rows[1:], start=1):
+        if row.role == "assistant":
+            reply = rows[i + 1] if i + 1 < len(rows) else None
+            observed = yield TurnPrompt(row, reply, tuple(messages))
+            messages.append(Message("assistant", assistant_text(row)))
+        elif row.role == "tool":
+            messages.append(Message("user", observed if observed is not None
+                                    else tool_text(row)))
+        else:
+            messages.append(Message("user", row.content or ""))
+
+
 def replay_conversation(
     conv: Conversation,
     engine: Engine,
@@ -114,27 +149,25 @@ def replay_conversation(
     sink.emit(TaskStarted(conv.id, 0, conv.id, system, first.content or ""))
     specs = specs_from_openai(conv.tools)
     grammar = action_constraint(specs) if settings.use_grammar and specs else None
-    messages = [Message("system", system), Message("user", first.content or "")]
-    rows = conv.rows
     turns: list[TurnResult] = []
-    step = 0
-    i = 1
-    while i < len(rows):
-        row = rows[i]
-        if row.role != "assistant":
-            messages.append(Message("user", row.content if row.role == "user" else tool_text(row)))
-            i += 1
-            continue
+    prompts = turn_prompts(conv)
+    reexecuted: str | None = None  # what the re-executed calls printed, read after the turn
+    for step in itertools.count():
+        try:
+            prompt = prompts.send(reexecuted)
+        except StopIteration:
+            break
         if stop_requested():
             return ConversationResult(conv.id, "interrupted", tuple(turns))
-        next_row = rows[i + 1] if i + 1 < len(rows) else None
+        row, next_row = prompt.row, prompt.reply
         tool_row = next_row if next_row is not None and next_row.role == "tool" else None
         reference = tuple(turn_executables((c.name, c.args) for c in row.tool_calls or ()))
         # what the model reads next: the tool results, or a user message (format errors)
         observation = tool_text(tool_row) if tool_row else (next_row.content if next_row else None)
         wall_start = time.time()
         try:
-            gen = engine.generate(messages, max_tokens=settings.max_new_tokens, grammar=grammar)
+            gen = engine.generate(list(prompt.messages), max_tokens=settings.max_new_tokens,
+                                  grammar=grammar)
         except (ContextOverflow, EngineError) as exc:
             kind = "context overflow" if isinstance(exc, ContextOverflow) else "engine error"
             turn = TurnResult(conv.id, row.turn, step, "dropped", f"{kind}: {exc}", 0.0,
@@ -144,8 +177,10 @@ def replay_conversation(
         # the recorded state for the turns after it
         t_tool_start = time.monotonic_ns()
         exit_code, error = None, False
+        reexecuted = None
         if executor is not None and row.tool_calls:
             observation, exit_code, error = executor.execute(row.tool_calls)
+            reexecuted = observation or ""
         elif gen is not None and settings.inject_tool_delay and tool_row and tool_row.delay_seconds:
             time.sleep(tool_row.delay_seconds)
         t_tool_end = time.monotonic_ns()
@@ -167,11 +202,5 @@ def replay_conversation(
             )
         turns.append(turn)
         on_turn(turn)
-        messages.append(Message("assistant", assistant_text(row)))
-        if tool_row is not None:
-            messages.append(Message("user", observation or ""))
-            i += 1
-        step += 1
-        i += 1
     dropped = any(t.status == "dropped" for t in turns)
     return ConversationResult(conv.id, "dropped_turns" if dropped else "completed", tuple(turns))
