@@ -63,8 +63,9 @@ def _vocab() -> tuple[list[str], list[float], list[int]]:
     return tokens, scores, types
 
 
-def write_tiny_model(path: Path, *, seed: int = 0) -> Path:
-    """Write the tiny model to path (parents created) and return path."""
+def write_tiny_model(path: Path, *, seed: int = 0, n_ctx_train: int = N_CTX) -> Path:
+    """Write the tiny model to path (parents created) and return path. `n_ctx_train`: the
+    training context it declares (a long replay's `--n-ctx auto` is capped by it)."""
     import gguf
 
     path = Path(path)
@@ -77,7 +78,7 @@ def write_tiny_model(path: Path, *, seed: int = 0) -> Path:
     writer = gguf.GGUFWriter(str(path), "llama")  # also writes general.architecture
     writer.add_name("tiny-random-llama")
     writer.add_file_type(0)  # all f32
-    writer.add_context_length(N_CTX)
+    writer.add_context_length(n_ctx_train)
     writer.add_embedding_length(N_EMBD)
     writer.add_block_count(N_LAYER)
     writer.add_feed_forward_length(N_FF)
