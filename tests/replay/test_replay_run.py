@@ -17,6 +17,7 @@ from pathlib import Path
 
 import paths
 import pytest
+from mlperf_schema import schema_errors
 from paths import ROOT
 
 from edgeagent import cli
@@ -198,6 +199,8 @@ def test_export_import_round_trip_is_exact(oracle_run: Path, tmp_path: Path) -> 
                          "-o", str(target)]) == 0
     convs = load_dataset(target)
     assert dump_rows(convs) == target.read_text()
+    # MLPerf's own schema takes every row, the format-error turn's plain message included
+    assert schema_errors(target) == []
     assert [c.id for c in convs] == ["fix-add", "fix-shout", "fix-sum-to"]
     for conv in convs:
         records = [json.loads(x) for x in
