@@ -10,7 +10,8 @@ Rendering (our prompt format, through the model's own chat template): the system
 the tool list appended when it does not already name every tool; an assistant turn is its
 `content`, else its tool calls as `{"name": ..., "arguments": {...}}` JSON objects (Qwen's
 native tool-call body, our agent's action format); tool results and user rows are user
-messages (several results are each headed by their call id).
+messages (several results are each headed by their call id). `turn_prompts` is the one place
+that builds a turn's prompt: the replay generates from it and `replay --isl` counts it.
 """
 
 from __future__ import annotations
