@@ -7,7 +7,7 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..errors import UserError
 from .common import (
@@ -20,6 +20,10 @@ from .common import (
     add_meter_flags,
     overrides,
 )
+
+if TYPE_CHECKING:  # the command's modules load when it runs, not when the CLI starts
+    from ..config import RunConfig
+    from ..replay.dataset import Conversation
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -113,7 +117,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     return 1 if result.summary["result"] == "INVALID" else 0  # as `edgeagent check` exits
 
 
-def _print_isl(config: Any, conversations: Sequence[Any], output: Path | None,
+def _print_isl(config: RunConfig, conversations: Sequence[Conversation], output: Path | None,
                as_json: bool) -> int:
     """`replay --isl`: every turn's ISL with the model's tokenizer alone, and the
     distribution; text, or JSON with --json, and the JSON written to `output`."""
