@@ -38,7 +38,6 @@ import contextlib
 import importlib.metadata
 import io
 import json
-import random
 import socket
 import sqlite3
 import statistics
@@ -61,85 +60,21 @@ from edgeagent.engine.llama_server import (  # noqa: E402
 )
 from edgeagent.models import DEFAULT_MODEL, resolve_model  # noqa: E402
 from edgeagent.replay import load_dataset  # noqa: E402
+from edgeagent.replay.synthetic import synthetic_rows  # noqa: E402
 from edgeagent.run import default_dataset  # noqa: E402
 
 TARGET_RATIO = 0.95  # issue 23: in-process p50 turn latency <= 0.95x llama-server's
 N_BATCH = 512  # the in-process engine's n_batch (= n_ubatch); the server gets the same
 
 
-# -- the synthetic MLPerf-format conversation ---------------------------------------------
-
-
-def _python_file(rng: random.Random, name: str, lines: int) -> list[str]:
-    out = [f'"""{name}: helpers for the fleet report."""', ""]
-    while len(out) < lines:
-        fn = rng.choice(["total", "average", "by_depot", "per_km", "fill_cost", "parse_row"])
-        arg = rng.choice(["rows", "records", "entries"])
-        out += [f"def {fn}_{len(out)}({arg}):",
-                f'    """Return the {fn.replace("_", " ")} of the {arg}."""',
-                f"    return sum(r['{rng.choice(['km', 'liters', 'cents'])}'] for r in {arg})",
-                ""]  # fmt: skip
-    return out[:lines]
+# -- the synthetic MLPerf-format conversation (edgeagent/replay/synthetic.py) ---------------
 
 
 def synthetic_conversation(turns: int, seed: int = 0) -> list[dict[str, Any]]:
-    """One conversation of `turns` assistant turns in MLPerf's JSONL schema: our agent's
-    system prompt and tools (from the bundled smoke workload), then read/grep/test/edit tool
-    calls with results of 5-10 lines each, ending in submit. Deterministic in seed."""
+    """One conversation of `turns` assistant turns in MLPerf's JSONL schema, with the system
+    prompt and tools of the bundled smoke workload (the workload issue 23 measured)."""
     first = json.loads(default_dataset().read_text().splitlines()[0])
-    rng = random.Random(seed)
-    conv = f"synthetic-{turns}"
-    files = [f"fleet/{m}.py" for m in ("fuel", "trips", "depots", "units", "money", "report")]
-    rows: list[dict[str, Any]] = [{
-        "conversation_id": conv, "turn": 1, "role": "user", "system": first["system"],
-        "tools": first["tools"],
-        "content": "Issue: the fuel report shows the cost per kilometre ten times too high\n\n"
-                   "The report in fleet/report.py divides cents by kilometres but the fill "
-                   "costs are stored in tenths of a cent.\n\nFiles in the repository: "
-                   + ", ".join(files) + ", tests/test_report.py",
-    }]  # fmt: skip
-    turn = 2
-    for i in range(turns):
-        path = files[i % len(files)]
-        kind = "submit" if i == turns - 1 else ("read_file", "grep", "run_tests", "read_file",
-                                                "edit", "list_dir")[i % 6]
-        args: dict[str, Any] = {}
-        if kind == "read_file":
-            start = 1 + 8 * (i // 6)
-            args = {"path": path, "start_line": start, "end_line": start + 7}
-            body = _python_file(rng, path, 8)
-            result = "\n".join(f"{start + n}| {line}" for n, line in enumerate(body))
-        elif kind == "grep":
-            word = rng.choice(["cents", "km", "liters", "depot"])
-            args = {"pattern": word}
-            result = "\n".join(f"{rng.choice(files)}:{rng.randint(1, 90)}: "
-                               f"    return sum(r['{word}'] for r in rows)" for _ in range(6))
-        elif kind == "run_tests":
-            failed = rng.randint(1, 3)
-            result = "exit code 1\n" + "\n".join(
-                [f"FAILED tests/test_report.py::test_cost_per_km_{n} - assert "
-                 f"{rng.randint(100, 999)} == {rng.randint(10, 99)}" for n in range(failed)]
-                + ["", "E   assert 1234 == 123", "tests/test_report.py:18: AssertionError",
-                   f"{failed} failed, {rng.randint(5, 20)} passed in 0.{rng.randint(10, 99)}s"])
-        elif kind == "edit":
-            args = {"path": "fleet/report.py", "old": "cents / km", "new": "cents / 10 / km"}
-            result = "edited fleet/report.py: 1 replacement\n" + "\n".join(
-                f"{n}| {line}" for n, line in enumerate(_python_file(rng, "report", 5), 20))
-        elif kind == "list_dir":
-            result = "\n".join(["fleet/", "tests/", "README.md", "pyproject.toml"]
-                               + [f.split("/")[1] for f in files])
-        else:
-            result = "submitted"
-        call_id = f"call_{i}"
-        rows.append({"conversation_id": conv, "turn": turn, "role": "assistant",
-                     "tool_calls": [{"id": call_id, "type": "function", "function": {
-                         "name": kind, "arguments": json.dumps(args)}}]})
-        rows.append({"conversation_id": conv, "turn": turn + 1, "role": "tool",
-                     "tool_results": [{"tool_call_id": call_id,
-                                       "content": f"Result of {kind}:\n{result}"}],
-                     "delay_seconds": round(rng.uniform(0.01, 0.5), 3)})
-        turn += 2
-    return rows
+    return synthetic_rows(turns, seed, system=first["system"], tools=first["tools"])
 
 
 def write_synthetic(path: Path, turns: int, seed: int = 0) -> Path:

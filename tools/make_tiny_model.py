@@ -71,13 +71,15 @@ def _vocab(user_tokens: tuple[str, ...] = ()) -> tuple[list[str], list[float], l
 
 def write_tiny_model(
     path: Path, *, seed: int = 0, n_head: int = N_HEAD, chat_template: str | None = None,
-    tools: bool = False,
+    tools: bool = False, n_ctx_train: int = N_CTX,
 ) -> Path:
     """Write the tiny model to path (parents created) and return path.
 
     `n_head=2` gives heads of 32 values, which quantized KV caches (q8_0, q4_0: blocks of 32)
     need; `chat_template`: another template than ChatML (e.g. Qwen2.5's, with native tools);
-    `tools`: add Qwen's `<tool_call>` markers as user-defined tokens (other weights then)."""
+    `tools`: add Qwen's `<tool_call>` markers as user-defined tokens (other weights then);
+    `n_ctx_train`: the training context it declares (a long replay's `--n-ctx auto` is capped
+    by it)."""
     import gguf
 
     path = Path(path)
@@ -91,7 +93,7 @@ def write_tiny_model(
     writer = gguf.GGUFWriter(str(path), "llama")  # also writes general.architecture
     writer.add_name("tiny-random-llama")
     writer.add_file_type(0)  # all f32
-    writer.add_context_length(N_CTX)
+    writer.add_context_length(n_ctx_train)
     writer.add_embedding_length(N_EMBD)
     writer.add_block_count(N_LAYER)
     writer.add_feed_forward_length(N_FF)

@@ -67,13 +67,27 @@ def on_off(text: str) -> bool:
     return value
 
 
-def add_engine_flags(p: argparse.ArgumentParser, *, n_ctx_default: str = "") -> None:
+def n_ctx_value(text: str) -> int | str:
+    """`--n-ctx N`, or `auto` where the command sizes the context itself (replay)."""
+    if text == "auto":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer or auto, got {text!r}") from None
+
+
+def add_engine_flags(p: argparse.ArgumentParser, *, n_ctx_default: str = "",
+                     n_ctx_auto: bool = False) -> None:
     """`--model`, `--n-ctx`, the llama.cpp settings (threads, batches, flash attention, KV
-    cache types, offload, mlock, mmap), `--seed`, `--no-grammar`, `--tool-format`."""
+    cache types, offload, mlock, mmap), `--seed`, `--no-grammar`, `--tool-format`;
+    `n_ctx_auto`: `--n-ctx` also takes `auto`."""
     from ..config import KV_CACHE_TYPES
 
     p.add_argument("--model", help="known model name or path to a .gguf file")
-    p.add_argument("--n-ctx", type=int, help="llama.cpp context window" + n_ctx_default)
+    p.add_argument("--n-ctx", type=n_ctx_value if n_ctx_auto else int,
+                   metavar="auto|N" if n_ctx_auto else None,
+                   help="llama.cpp context window" + n_ctx_default)
     g = p.add_argument_group("llama.cpp settings (recorded and read back in provenance.json)")
     g.add_argument("--threads", type=int,
                    help="CPU threads for llama.cpp (0 or unset: one per CPU; the number used "

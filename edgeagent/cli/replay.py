@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import UserError
 from .common import (
@@ -17,6 +20,10 @@ from .common import (
     add_meter_flags,
     overrides,
 )
+
+if TYPE_CHECKING:  # the command's modules load when it runs, not when the CLI starts
+    from ..config import RunConfig
+    from ..replay.dataset import Conversation
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -46,7 +53,13 @@ def _add_replay(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-new-tokens", type=int, default=1024,
                    help="generation budget per turn (default 1024)")
     p.add_argument("--out", help="directory that receives the run directory (default runs/)")
-    add_engine_flags(p, n_ctx_default=" (default 8192)")
+    p.add_argument("--isl", action="store_true",
+                   help="only count each assistant turn's input tokens (ISL) with the model's "
+                   "tokenizer and print them with their distribution; no generation")
+    p.add_argument("-o", "--output", type=Path, metavar="FILE",
+                   help="with --isl: also write the turns and the distribution here as JSON")
+    add_engine_flags(p, n_ctx_auto=True, n_ctx_default=" (default auto: the dataset's largest "
+                     "ISL + --max-new-tokens, capped by the model's training context)")
     add_meter_flags(p)
     p.add_argument("--json", action="store_true", help="print JSON events instead of lines")
     add_endpoint_flags(p)  # replay a workload against a server, metered the same way
@@ -73,16 +86,25 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         label, sha = str(path), file_sha256(path)
     chosen = select_conversations(conversations, args.conversations)
     source = ReplaySource(label, chosen, sha, args.from_run)
+    n_ctx_auto = args.n_ctx in (None, "auto")
+    if n_ctx_auto:
+        args.n_ctx = None  # the config's default until the dataset has been measured
     given = overrides(args, "out", "max_new_tokens", *ENGINE_KEYS, *METER_KEYS, *ENDPOINT_KEYS)
     given["suite"] = f"replay:{label}"
     config = load_config(None, given)
+    if args.isl:
+        return _print_isl(config, chosen, args.output, args.json)
+    if args.output:
+        raise UserError("-o/--output goes with --isl (a replay writes its run directory "
+                        "under --out)")
     printer = JsonPrinter() if args.json else ConsolePrinter()
     stop = StopFlag()
     stop.install()
     try:
         result = execute_replay(config, source, inject_tool_delay=args.inject_tool_delay,
                                 reexecute_tools=args.reexecute_tools, sinks=[printer],
-                                stop_requested=stop, progress=not args.json)
+                                stop_requested=stop, progress=not args.json,
+                                n_ctx_auto=n_ctx_auto)
     except KeyboardInterrupt:
         print("aborted; the turns completed so far are kept in the run directory",
               file=sys.stderr)
@@ -93,6 +115,37 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     if result.status == "interrupted":
         return 130
     return 1 if result.summary["result"] == "INVALID" else 0  # as `edgeagent check` exits
+
+
+def _print_isl(config: RunConfig, conversations: Sequence[Conversation], output: Path | None,
+               as_json: bool) -> int:
+    """`replay --isl`: every turn's ISL with the model's tokenizer alone, and the
+    distribution; text, or JSON with --json, and the JSON written to `output`."""
+    from ..engine.vocab import Vocabulary
+    from ..replay.isl import isl_report, isl_text, turn_lengths
+    from ..replay.replayer import uses_native
+    from ..run import tokenizer_path
+
+    path = tokenizer_path(config, progress=not as_json)
+    if path is None:
+        raise UserError("--isl through --endpoint needs --tokenizer GGUF (the model whose "
+                        "tokenizer counts the prompts)")
+    vocab = Vocabulary(path)
+    try:
+        native = uses_native(config.tool_format, vocab)
+        report = isl_report(turn_lengths(conversations, vocab.prompt_tokens, native=native),
+                            path.name, "native" if native else "text")
+    finally:
+        vocab.close()
+    text = json.dumps(report, indent=2) + "\n"
+    if output is not None:
+        try:
+            output.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise UserError(f"cannot write {output}: {exc.strerror or exc} (choose another "
+                            "-o)") from exc
+    print(text if as_json else isl_text(report), end="" if as_json else "\n")
+    return 0
 
 
 def _add_export(sub: argparse._SubParsersAction) -> None:

@@ -18,4 +18,5 @@ __all__, __getattr__ = lazy_exports(__name__, {
                     "parse_tool_calls", "single_token_markers", "tool_call_grammar"),
     "speculative": ("DraftModel", "PromptLookup", "Speculator", "decode_speculative",
                     "eval_with_logits", "rollback"),
+    "vocab": ("Vocabulary",),
 })

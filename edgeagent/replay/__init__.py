@@ -1,18 +1,25 @@
 """Teacher-forced replay of recorded agent trajectories in MLPerf Edge Agentic's JSONL
 format: the dataset (load, check, dump), export of runs and oracles, the per-conversation
-replayer, the inline score and the result summary. The run around it is edgeagent.run."""
+replayer and the prompt of every turn, input lengths (ISL) and `--n-ctx auto`, the inline
+score, the result summary (with MLPerf endpoints' field names), and a synthetic workload.
+The run around it is edgeagent.run."""
 
 from ..exports import lazy_exports
 
 __all__, __getattr__ = lazy_exports(__name__, {
     "dataset": ("Conversation", "DatasetError", "Row", "ToolCall", "conversations_from_rows",
                 "dump_rows", "load_dataset", "parse_row", "select_conversations"),
+    "endpoints_fields": ("endpoints_fields", "series_block"),
     "export": ("openai_tools", "oracle_conversation", "run_conversations",
                "specs_from_openai"),
-    "replayer": ("ConversationResult", "ReplaySettings", "TurnResult", "conversation_start",
-                 "native_messages", "replay_conversation", "text_messages"),
+    "isl": ("ContextChoice", "TurnLength", "auto_n_ctx", "distribution", "isl_report",
+            "isl_text", "turn_lengths"),
+    "replayer": ("ConversationResult", "ReplaySettings", "TurnPrompt", "TurnResult",
+                 "conversation_start", "native_messages", "replay_conversation",
+                 "text_messages", "turn_prompts"),
     "score": ("call_executables", "executables", "multiset_iou", "parse_generated_calls",
               "score_turn"),
     "summary": ("REPORT_FILE", "SCORES_FILE", "SUMMARY_FILE", "TURNS_FILE", "summary_text",
                 "write_summary"),
+    "synthetic": ("synthetic_rows", "write_synthetic"),
 })

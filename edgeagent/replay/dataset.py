@@ -3,7 +3,10 @@
 Rows of a conversation are contiguous, numbered by `turn` from 1 up by one (a row may repeat
 the number before it, for files that number an assistant row and its tool row alike), and alternate
 user -> assistant -> tool -> assistant -> ... (a user row may also follow an assistant row
-that made no tool call). Every error names the file, the line and the field.
+that made no tool call, or a tool row, as MLPerf's state machine allows). An assistant row is
+a plain message (`content`, no `tool_calls`) or a tool-call row (at least one call), as in
+MLPerf's own JSON schema (scripts/agentic_inference_dataset_schema.json in mlcommons/endpoints).
+Every error names the file, the line and the field.
 """
 
 from __future__ import annotations
@@ -140,10 +143,18 @@ def _parse_tools(c: _Checker, value: Any) -> tuple[dict[str, Any], ...] | None:
     return tuple(value)
 
 
-def _parse_tool_calls(c: _Checker, value: Any) -> tuple[ToolCall, ...]:
-    if value is None:
-        raise c.fail("field 'tool_calls' is missing (an assistant row needs a list of tool "
-                     "calls; write [] when the turn calls no tool)")
+def _parse_tool_calls(
+    c: _Checker, value: Any, content: str | None
+) -> tuple[ToolCall, ...] | None:
+    """An assistant row's calls; None for a plain message. MLPerf's schema has two kinds of
+    assistant row: a plain one with `content` and no `tool_calls`, and a tool-call one with
+    at least one call. `[]` (what our older exports wrote) is read as a plain message."""
+    if value is None or value == []:
+        if content is None:
+            raise c.fail("field 'content' is missing (a plain assistant row needs the message "
+                         "text; a row that calls tools needs 'tool_calls' with at least one "
+                         "call)")
+        return None
     if not isinstance(value, list):
         raise c.fail(f"field 'tool_calls' must be a list, got {_kind(value)}")
     calls: list[ToolCall] = []
@@ -223,7 +234,7 @@ def parse_row(obj: Any, where: str, line: int = 0) -> Row:
                    tools=_parse_tools(c, obj.get("tools")))
     if role == "assistant":
         return Row(**common, reasoning_content=c.opt_str(obj, "reasoning_content"),
-                   tool_calls=_parse_tool_calls(c, obj.get("tool_calls")))
+                   tool_calls=_parse_tool_calls(c, obj.get("tool_calls"), content))
     delay = obj.get("delay_seconds")
     if delay is not None and (isinstance(delay, bool) or not isinstance(delay, (int, float))
                               or delay < 0):
@@ -274,9 +285,9 @@ def _check_order(rows: Sequence[Row], where: Any) -> None:
         elif previous.role == "assistant" and previous.tool_calls:
             raise DatasetError(f"{at}: field 'role' is {row.role!r}, expected 'tool' (turn "
                                f"{previous.turn} made tool calls that need results)")
-        elif row.role == "user" and previous.role != "assistant":
-            raise DatasetError(f"{at}: field 'role': a user row must start a conversation or "
-                               "follow an assistant row")
+        elif row.role == "user" and previous.role == "user":
+            raise DatasetError(f"{at}: field 'role': two user rows in a row (an assistant "
+                               "row between them is missing)")
         previous = row
 
 

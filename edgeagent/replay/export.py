@@ -8,8 +8,8 @@ Mapping (our agent -> MLPerf rows):
   `{"id": "call_<step>", "type": "function", "function": {"name", "arguments": JSON}}`,
   then a `tool` row whose one result is the observation the model read, `delay_seconds` =
   the measured tool wall time;
-- a step with a format error -> `assistant` row with the raw text as `content` and
-  `tool_calls: []`, then a `user` row with the format-error message (what the model read).
+- a step with a format error -> a plain `assistant` row with the raw text as `content` and
+  no `tool_calls`, then a `user` row with the format-error message (what the model read).
 Turns number every row of a conversation from 1; the conversation id is the task id
 (`task#attempt` for retries).
 """
@@ -67,7 +67,8 @@ class _Builder:
                   delay_seconds=round(tool_s, 6))
 
     def format_error(self, raw: str, observation: str) -> None:
-        self._add("assistant", content=raw, tool_calls=())
+        # a plain assistant message: MLPerf's schema rejects `tool_calls: []`
+        self._add("assistant", content=raw)
         self._add("user", content=observation)
 
     def build(self) -> Conversation:

@@ -18,13 +18,17 @@ the tool list appended when it does not already name every tool; an assistant tu
 `content`, else its tool calls as `{"name": ..., "arguments": {...}}` JSON objects (our
 agent's action format); tool results and user rows are user messages (several results are
 each headed by their call id).
+
+`turn_prompts` is the one place that builds a turn's prompt: the replay generates from it and
+`replay --isl` counts it.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -144,6 +148,53 @@ def conversation_start(conv: Conversation, native: bool) -> list[Message]:
             Message("user", first.content or "")]
 
 
+@dataclass(frozen=True)
+class TurnPrompt:
+    """One assistant turn to generate: its recorded row, the row after it (the tool results
+    or the user message the model reads next, None at the end) and the messages rendered
+    before it."""
+
+    row: Row
+    reply: Row | None
+    messages: tuple[Message, ...]
+
+
+def uses_native(tool_format: str, engine: Any) -> bool:
+    """Whether a replay renders natively: asked for, or `auto` and the engine's (or the
+    vocabulary's) template has a tool-call family."""
+    if tool_format == "auto":
+        return getattr(engine, "tool_family", None) is not None
+    return tool_format == "native"
+
+
+def turn_prompts(conv: Conversation, native: bool) -> Generator[TurnPrompt, str | None, None]:
+    """Every assistant turn of `conv` with the messages the model reads before it: the one
+    place a turn's prompt is built, for the replay and for `replay --isl` alike.
+
+    Sending a text back (generator.send) replaces what the model reads after that turn's
+    tool calls (re-executed tools); `next()` keeps the recorded results.
+    """
+    to_messages = native_messages if native else text_messages
+    messages = conversation_start(conv, native)
+    rows = conv.rows
+    observed: str | None = None
+    previous: Row | None = None
+    for i, row in enumerate(rows[1:], start=1):
+        if row.role == "assistant":
+            reply = rows[i + 1] if i + 1 < len(rows) else None
+            observed = yield TurnPrompt(row, reply, tuple(messages))
+            messages += to_messages(row)
+            previous = row
+        elif row.role == "tool" and observed is not None:
+            calls = previous.tool_calls if previous is not None else None
+            if native and calls:  # the re-executed calls' output, answering the first call
+                messages.append(Message("tool", observed, tool_call_id=calls[0].id))
+            else:
+                messages.append(Message("user", observed))
+        else:
+            messages += to_messages(row)
+
+
 def replay_conversation(
     conv: Conversation,
     engine: Engine,
@@ -156,12 +207,9 @@ def replay_conversation(
 ) -> ConversationResult:
     first = conv.rows[0]
     family = getattr(engine, "tool_family", None)
-    if settings.tool_format == "auto":
-        native = family is not None
-    else:
-        native = settings.tool_format == "native"
-    messages = conversation_start(conv, native)
-    system = messages[0].text if messages and messages[0].role == "system" else ""
+    native = uses_native(settings.tool_format, engine)
+    head = conversation_start(conv, native)
+    system = head[0].text if head and head[0].role == "system" else ""
     sink.emit(TaskStarted(conv.id, 0, conv.id, system, first.content or ""))
     specs = specs_from_openai(conv.tools)
     tools = list(conv.tools) if native and conv.tools else None
@@ -176,28 +224,25 @@ def replay_conversation(
                                         single_tokens=getattr(engine, "tool_markers",
                                                               frozenset()))
     native_kw = {"tools": tools} if tools else {}
-    to_messages = native_messages if native else text_messages
-    rows = conv.rows
     turns: list[TurnResult] = []
-    step = 0
-    i = 1
-    while i < len(rows):
-        row = rows[i]
-        if row.role != "assistant":
-            messages += to_messages(row)
-            i += 1
-            continue
+    prompts = turn_prompts(conv, native)
+    reexecuted: str | None = None  # what the re-executed calls printed, read after the turn
+    for step in itertools.count():
+        try:
+            prompt = prompts.send(reexecuted)
+        except StopIteration:
+            break
         if stop_requested():
             return ConversationResult(conv.id, "interrupted", tuple(turns))
-        next_row = rows[i + 1] if i + 1 < len(rows) else None
+        row, next_row = prompt.row, prompt.reply
         tool_row = next_row if next_row is not None and next_row.role == "tool" else None
         reference = tuple(turn_executables((c.name, c.args) for c in row.tool_calls or ()))
         # what the model reads next: the tool results, or a user message (format errors)
         observation = tool_text(tool_row) if tool_row else (next_row.content if next_row else None)
         wall_start = time.time()
         try:
-            gen = engine.generate(messages, max_tokens=settings.max_new_tokens, grammar=grammar,
-                                  **native_kw)
+            gen = engine.generate(list(prompt.messages), max_tokens=settings.max_new_tokens,
+                                  grammar=grammar, **native_kw)
         except (ContextOverflow, EngineError) as exc:
             kind = "context overflow" if isinstance(exc, ContextOverflow) else "engine error"
             turn = TurnResult(conv.id, row.turn, step, "dropped", f"{kind}: {exc}", 0.0,
@@ -207,8 +252,10 @@ def replay_conversation(
         # the recorded state for the turns after it
         t_tool_start = time.monotonic_ns()
         exit_code, error = None, False
+        reexecuted = None
         if executor is not None and row.tool_calls:
             observation, exit_code, error = executor.execute(row.tool_calls)
+            reexecuted = observation or ""
         elif gen is not None and settings.inject_tool_delay and tool_row and tool_row.delay_seconds:
             time.sleep(tool_row.delay_seconds)
         t_tool_end = time.monotonic_ns()
@@ -235,17 +282,5 @@ def replay_conversation(
             )
         turns.append(turn)
         on_turn(turn)
-        messages += to_messages(row)
-        if tool_row is not None:
-            if executor is None:
-                messages += to_messages(tool_row)
-            elif native and row.tool_calls:  # the re-executed calls' output follows
-                messages.append(Message("tool", observation or "",
-                                        tool_call_id=row.tool_calls[0].id))
-            else:
-                messages.append(Message("user", observation or ""))
-            i += 1
-        step += 1
-        i += 1
     dropped = any(t.status == "dropped" for t in turns)
     return ConversationResult(conv.id, "dropped_turns" if dropped else "completed", tuple(turns))

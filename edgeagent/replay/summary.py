@@ -4,7 +4,9 @@ Per-turn latency (request start to last token), TTFT and TPOT as mean/p50/p90/p9
 output sequence lengths, KV reuse, duration, turns completed and dropped, the verdict of
 `edgeagent check` (one verdict for every command) with its reasons, the inline score and,
 where a power source covered the turns, energy per turn in mJ (prefill + decode phases);
-energy is null with the reason otherwise.
+energy is null with the reason otherwise. Beside ours, the metrics MLPerf's endpoints tool
+also reports, under its names and units (endpoints_fields.py: ttft, tpot, latency in ns,
+input/output_sequence_lengths, n_samples_*, duration_ns, qps, tps).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any
 from ..results.metrics import min_samples_for
 from ..results.store import open_run_db
 from ..results.validity import check_run, verdict_lines
+from .endpoints_fields import endpoints_fields
 
 TURNS_FILE = "replay_turns.jsonl"
 SUMMARY_FILE = "result_summary.json"
@@ -117,6 +120,9 @@ def summarize(run_dir: Path, settings: dict[str, Any]) -> dict[str, Any]:
         "energy_null_reason": None if (len(measured) == len(done) and done)
         else (energy_reason or "no turn completed"),
         "inline_score": sum(scores) / len(scores) if scores else None,
+        # the same metrics under MLPerf endpoints' names and units, for its readers
+        **endpoints_fields(turns, run["status"] if run else None,
+                           run["wall_ms"] if run else None),
         "settings": settings,
     }
 

@@ -6,8 +6,8 @@ from ..exports import lazy_exports
 
 __all__, __getattr__ = lazy_exports(__name__, {
     "runner": ("RunResult", "execute_run", "preflight", "run_task"),
-    "replay": ("ReplayResult", "ReplaySource", "SandboxExecutor", "default_dataset",
-               "execute_replay"),
+    "replay": ("ReplayResult", "ReplaySource", "SandboxExecutor", "choose_context",
+               "default_dataset", "execute_replay", "tokenizer_path"),
     "session": ("RunSession", "StepCollector", "build_provenance", "check_out_writable",
                 "sample_interval", "step_totals"),
 })

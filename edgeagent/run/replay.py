@@ -17,14 +17,22 @@ import yaml
 
 from ..agent import prompt
 from ..agent.native import resolve_tool_format
-from ..config import RunConfig
+from ..config import RunConfig, load_config
 from ..engine.build import EngineFactory, build_engine
 from ..errors import StoreError, SuiteError
 from ..events import EventSink, RunStarted, StepRecord, TaskRecord
 from ..meter.attribution import task_energy
 from ..meter.host import reset_peak_rss
+from ..models import resolve_model
 from ..replay.dataset import Conversation, ToolCall
-from ..replay.replayer import ConversationResult, ReplaySettings, TurnResult, replay_conversation
+from ..replay.isl import ContextChoice, auto_n_ctx, turn_lengths
+from ..replay.replayer import (
+    ConversationResult,
+    ReplaySettings,
+    TurnResult,
+    replay_conversation,
+    uses_native,
+)
 from ..replay.summary import TURNS_FILE, write_summary
 from ..results.store import make_run_dir
 from ..sandbox.process import ProcessLimits
@@ -102,6 +110,37 @@ def _executor_for(conv: Conversation, source: ReplaySource, config: RunConfig, e
                               config.observation_tokens, prompt.issue_reminder(task.issue))
 
 
+def tokenizer_path(config: RunConfig, *, progress: bool = True) -> Path | None:
+    """The GGUF whose tokenizer counts a replay's prompts: the model, or through an endpoint
+    the `--tokenizer` (None without one)."""
+    if config.endpoint:
+        return resolve_model(config.tokenizer, progress=progress).path if config.tokenizer \
+            else None
+    return resolve_model(config.model, progress=progress).path
+
+
+def choose_context(config: RunConfig, conversations: Sequence[Conversation], *,
+                   progress: bool = True) -> ContextChoice:
+    """`--n-ctx auto`: the context that holds the largest prompt of `conversations` and
+    `max_new_tokens`, capped by the model's training context (tokenizer only, no weights)."""
+    from ..engine.vocab import Vocabulary
+
+    path = tokenizer_path(config, progress=progress)
+    if path is None:
+        return ContextChoice(config.n_ctx, None, config.max_new_tokens, None,
+                             f"no tokenizer to measure the prompts with (give --tokenizer "
+                             f"GGUF): the default n_ctx {config.n_ctx}")
+    vocab = Vocabulary(path)
+    try:
+        native = uses_native(config.tool_format, vocab)
+        lengths = turn_lengths(conversations, vocab.prompt_tokens, native=native,
+                               last_only=True)
+        largest = max((t.isl for t in lengths), default=0)
+        return auto_n_ctx(largest, config.max_new_tokens, vocab.n_ctx_train)
+    finally:
+        vocab.close()
+
+
 def _task_record(result: ConversationResult, steps: list[StepRecord], wall_ms: float,
                  score: float | None) -> TaskRecord:
     energy, reason = task_energy(steps)
@@ -146,7 +185,10 @@ def execute_replay(
     stop_requested: Callable[[], bool] = lambda: False,
     progress: bool = True,
     engine_factory: EngineFactory | None = None,
+    n_ctx_auto: bool = False,
 ) -> ReplayResult:
+    """`n_ctx_auto`: size the context from the conversations (choose_context) instead of
+    `config.n_ctx`; the choice and its reason are recorded under `replay.n_ctx_auto`."""
     if reexecute_tools and source.run_dir is None:
         raise StoreError("--reexecute-tools needs --from-run RUN_DIR (a dataset file has no "
                          "sandbox to run its tool calls in)")
@@ -154,6 +196,11 @@ def execute_replay(
     check_out_writable(out)
     config, sampling_note = greedy_config(config)
     peak_rss_scope = reset_peak_rss()  # the run's own peak, model load included
+    choice = None
+    if n_ctx_auto:
+        choice = choose_context(config, source.conversations, progress=progress)
+        # through load_config, so that max_new_tokens < n_ctx is checked as for a given n_ctx
+        config = load_config(None, {**config.to_dict(), "n_ctx": choice.n_ctx})
     model, engine = build_engine(config, progress=progress, engine_factory=engine_factory)
     try:
         tool_format = resolve_tool_format(config.tool_format, engine)
@@ -172,6 +219,7 @@ def execute_replay(
         "from_run": source.run_dir is not None, "reexecute_tools": reexecute_tools,
         "inject_tool_delay": inject_tool_delay, "max_new_tokens": config.max_new_tokens,
         "grammar": config.grammar, "n_ctx": getattr(engine, "n_ctx", config.n_ctx),
+        "n_ctx_auto": dataclasses.asdict(choice) if choice else None,
         "seed": config.seed, "sampling": sampling_note,
         "conversations": [c.id for c in source.conversations],
         "assistant_turns": sum(c.assistant_turns for c in source.conversations),

@@ -44,8 +44,7 @@ def conversation(conv: str = "c1") -> list[dict]:
         {"conversation_id": conv, "turn": 5, "role": "tool",
          "tool_results": [{"tool_call_id": "a2", "content": "print(1)"},
                           {"tool_call_id": "a3", "content": "1 passed"}], "delay_seconds": 1.5},
-        {"conversation_id": conv, "turn": 6, "role": "assistant", "content": "Done.",
-         "tool_calls": []},
+        {"conversation_id": conv, "turn": 6, "role": "assistant", "content": "Done."},
     ]
 
 
@@ -79,11 +78,29 @@ def test_valid_dataset_loads_with_every_field(tmp_path: Path) -> None:
     assert dump_rows(convs) == path.read_text()
 
 
-def test_missing_tool_calls_names_line_and_field(tmp_path: Path) -> None:
+def test_an_assistant_row_without_calls_is_a_plain_message(tmp_path: Path) -> None:
     rows = conversation()
+    (conv,) = load_dataset(write(tmp_path, rows))
+    assert conv.rows[5].tool_calls is None and conv.rows[5].content == "Done."
+    # `tool_calls: []` (our older exports) is read as the same plain message, and written
+    # back as MLPerf's schema wants it: without tool_calls
+    rows[5]["tool_calls"] = []
+    (legacy,) = load_dataset(write(tmp_path, rows))
+    assert legacy == conv and '"tool_calls": []' not in dump_rows([legacy])
+    # a plain message needs its text; a row with neither text nor calls names both
     del rows[3]["tool_calls"]
     msg = load_error(tmp_path, rows)
-    assert "data.jsonl:4:" in msg and "'tool_calls' is missing" in msg
+    assert "data.jsonl:4:" in msg and "'content' is missing" in msg and "tool_calls" in msg
+
+
+def test_a_user_row_may_follow_tool_results(tmp_path: Path) -> None:
+    # MLPerf's state machine: tool -> user is valid; user -> user is not
+    rows = conversation()[:3] + [{"conversation_id": "c1", "turn": 4, "role": "user",
+                                  "content": "and the tests?"}]
+    (conv,) = load_dataset(write(tmp_path, rows))
+    assert [r.role for r in conv.rows] == ["user", "assistant", "tool", "user"]
+    rows.append({"conversation_id": "c1", "turn": 5, "role": "user", "content": "again"})
+    assert "two user rows" in load_error(tmp_path, rows)
 
 
 def test_bad_json_in_arguments_names_line_and_field(tmp_path: Path) -> None:
@@ -137,7 +154,7 @@ def test_tool_rows_may_share_their_assistant_turn_number(tmp_path: Path) -> None
 def test_role_order_and_conversation_start(tmp_path: Path) -> None:
     rows = conversation()
     rows[2]["role"] = "assistant"
-    rows[2]["tool_calls"] = []
+    rows[2]["content"] = "text"
     assert "data.jsonl:3:" in load_error(tmp_path, rows)  # assistant after assistant
     headless = [dict(r, turn=r["turn"] - 1) for r in conversation()[1:]]
     assert "starts with a user row" in load_error(tmp_path, headless)

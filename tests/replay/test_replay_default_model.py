@@ -37,3 +37,23 @@ def test_default_replay_is_a_smoke_check_and_reuses_the_cache(tmp_path: Path) ->
     for (task, _, ctx, _), (task2, _, _, reused) in zip(steps, steps[1:], strict=False):
         if task == task2:
             assert reused >= ctx - 1  # the whole previous prompt was kept
+
+
+def test_long_workload_passes_8192_tokens_and_auto_context_holds_it(
+    capsys: pytest.CaptureFixture[str]
+) -> None:
+    # tokenizer only (about a second): the long workload's contexts with the default model
+    from edgeagent import cli
+    from edgeagent.config import load_config
+    from edgeagent.replay import load_dataset
+    from edgeagent.run import choose_context
+    from edgeagent.suite import suites_root
+
+    long = suites_root() / "replay" / "long.jsonl"
+    assert cli.main(["replay", str(long), "--isl", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["distribution"]["turns"] == 32 and report["distribution"]["max"] > 8192
+    config = load_config(None, {"max_new_tokens": 1024})
+    choice = choose_context(config, load_dataset(long), progress=False)
+    assert choice.largest_isl == report["distribution"]["max"]
+    assert choice.largest_isl + 1024 <= choice.n_ctx <= choice.n_ctx_train
