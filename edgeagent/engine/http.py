@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..errors import ConfigError, ModelError
+from ..errors import ConfigError
 from .base import (
     ContextOverflow,
     EngineError,
@@ -53,7 +53,8 @@ from .base import (
     gbnf_of,
     json_schema_of,
 )
-from .tool_format import call_id, detect_family, parse_tool_calls, single_token_markers
+from .tool_format import call_id, parse_tool_calls
+from .vocab import Vocabulary
 
 DEFAULT_TURN_TIMEOUT_S = 600.0
 CONSTRAINTS = ("auto", "gbnf", "json_schema", "json_object", "none")
@@ -129,65 +130,14 @@ def server_locality(url: str) -> str:
     return "remote"
 
 
-class _Vocab:
-    """The model's tokenizer alone (GGUF loaded vocab-only) and its chat template: prompt
-    and output counts as the in-process engine would make them."""
-
-    def __init__(self, path: Path) -> None:
-        import llama_cpp
-
-        from .chat_template import CHATML_TEMPLATE, ChatTemplate
-
-        try:
-            self.llm = llama_cpp.Llama(
-                model_path=str(path), vocab_only=True, n_ctx=512, verbose=False
-            )
-        except (ValueError, RuntimeError, OSError) as exc:
-            raise ModelError(f"cannot read the tokenizer of {path}: {exc}") from exc
-        meta = self.llm.metadata
-        bos = self._text(self.llm.token_bos())
-        eos = self._text(self.llm.token_eos())
-        self._bos_text = bos
-        self._add_bos = self.llm._model.add_bos_token()
-        template = meta.get("tokenizer.chat_template")
-        self.template = ChatTemplate(template or CHATML_TEMPLATE, bos_token=bos, eos_token=eos)
-        self.tool_family = detect_family(template)
-        self.tool_markers = single_token_markers(
-            self.tool_family,
-            lambda t: self.llm.tokenize(t.encode(), add_bos=False, special=True),
-            self._text,
-        )
-
-    def _text(self, token: int) -> str:
-        if token < 0:
-            return ""
-        return self.llm.detokenize([token], special=True).decode(errors="replace")
-
-    def _tokenize(self, text: str, first: bool) -> list[int]:
-        has_bos = bool(self._bos_text) and text.startswith(self._bos_text)
-        add_bos = first and self._add_bos and not has_bos
-        return self.llm.tokenize(text.encode(), add_bos=add_bos, special=True)
-
-    def prompt(
-        self, messages: list[Message], tools: Sequence[Mapping[str, Any]] | None = None
-    ) -> list[int]:
-        # the server re-tokenises assistant text: exact ids are not sent, so not used here;
-        # a live turn goes as its raw text (wire_message), so it is counted as that
-        plain = [Message(m.role, m.content) if m.tokens is not None
-                 else replace(m, tokens=None) for m in messages]
-        return self.template.render_tokens(plain, self._tokenize, tools)
-
-    def ids(self, text: str) -> list[int]:
-        return self.llm.tokenize(text.encode(), add_bos=False, special=False)
-
-    def detok(self, ids: list[int]) -> str:
-        return self.llm.detokenize(ids).decode(errors="replace")
-
-    def close(self) -> None:
-        try:
-            self.llm.close()
-        except Exception:  # noqa: BLE001 - closing a vocab-only model cannot matter
-            pass
+def server_prompt_ids(vocab: Vocabulary, messages: list[Message],
+                      tools: Sequence[Mapping[str, Any]] | None = None) -> list[int]:
+    """The prompt ids the server makes of `messages`, counted with the model's tokenizer: the
+    server re-tokenises assistant text (exact ids are not sent, so not used here); a live
+    turn goes as its raw text (wire_message), so it is counted as that."""
+    plain = [Message(m.role, m.content) if m.tokens is not None
+             else replace(m, tokens=None) for m in messages]
+    return vocab.prompt_tokens(plain, tools)
 
 
 class _Retry(Exception):
@@ -283,7 +233,7 @@ class HttpEngine:
         else:
             self.constraint = settings.constraint
         self.constraint_changes: list[str] = []
-        self._vocab = _Vocab(settings.tokenizer) if settings.tokenizer else None
+        self._vocab = Vocabulary(settings.tokenizer) if settings.tokenizer else None
         # the template's tool-call family, known when the tokenizer GGUF is given
         self.tool_family = self._vocab.tool_family if self._vocab is not None else None
         self.tool_markers = self._vocab.tool_markers if self._vocab is not None else frozenset()
@@ -534,7 +484,8 @@ class HttpEngine:
     ) -> Generation:
         t_start = time.monotonic_ns()
         deadline = time.monotonic() + self.settings.turn_timeout_s
-        prompt_ids = self._vocab.prompt(messages, tools) if self._vocab is not None else None
+        prompt_ids = (server_prompt_ids(self._vocab, messages, tools) if self._vocab is not None
+                      else None)
         if prompt_ids is not None:
             limit = min(self.n_ctx, max_context_tokens or self.n_ctx)
             if len(prompt_ids) + max_tokens > limit:

@@ -1,6 +1,9 @@
 """A GGUF's tokenizer and chat template without its weights (llama.cpp `vocab_only`): prompt
 lengths counted exactly as the in-process engine renders and tokenises them, in seconds and
-with no memory for weights or a KV cache. Also the model's training context (`n_ctx_train`)."""
+with no memory for weights or a KV cache. Also the model's training context (`n_ctx_train`)
+and its native tool-call family. One class for every vocab-only user: `replay --isl` and
+`--n-ctx auto`, the endpoint engine's token counts (`--tokenizer`), and the context
+estimates of `edgeagent tasks`."""
 
 from __future__ import annotations
 
@@ -12,7 +15,8 @@ from ..errors import ModelError
 from . import llama_log
 from .base import Message
 from .chat_template import CHATML_TEMPLATE, ChatTemplate
-from .tool_format import detect_family
+from .llamacpp_ops import truncate_head_tail
+from .tool_format import detect_family, single_token_markers
 
 
 class Vocabulary:
@@ -36,6 +40,11 @@ class Vocabulary:
                                      eos_token=self._text(self.llm.token_eos()))
         # the native tool-call family of the template, as the engine detects it
         self.tool_family = detect_family(template)
+        self.tool_markers = single_token_markers(
+            self.tool_family,
+            lambda t: self.llm.tokenize(t.encode(), add_bos=False, special=True),
+            self._text,
+        )
         arch = meta.get("general.architecture", "")
         train = meta.get(f"{arch}.context_length")
         self.n_ctx_train: int | None = int(train) if train and str(train).isdigit() else None
@@ -56,6 +65,17 @@ class Vocabulary:
     ) -> list[int]:
         """The prompt ids LlamaCppEngine.prompt_tokens gives for `messages` (and `tools`)."""
         return self.template.render_tokens(messages, self._tokenize, tools)
+
+    def ids(self, text: str) -> list[int]:
+        """Plain text's ids (no BOS, special tokens not parsed), as output is counted."""
+        return self.llm.tokenize(text.encode(), add_bos=False, special=False)
+
+    def detok(self, ids: list[int]) -> str:
+        return self.llm.detokenize(ids).decode(errors="replace")
+
+    def truncate(self, text: str, max_tokens: int) -> str:
+        """The same head-and-tail cut as LlamaCppEngine.truncate_to_tokens."""
+        return truncate_head_tail(self.llm, text, max_tokens)
 
     def close(self) -> None:
         try:

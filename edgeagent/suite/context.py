@@ -22,9 +22,8 @@ from typing import Any
 from ..agent import prompt
 from ..agent.native import openai_tools
 from ..engine.base import Message, ToolCall
-from ..engine.chat_template import CHATML_TEMPLATE, ChatTemplate
-from ..engine.llamacpp_ops import truncate_head_tail
-from ..engine.tool_format import call_id, detect_family
+from ..engine.tool_format import call_id
+from ..engine.vocab import Vocabulary
 from ..sandbox.tools import TOOL_SPECS, ToolResult
 from .schema import Task
 from .validate import ContextProbe
@@ -33,56 +32,6 @@ from .validate import ContextProbe
 OBSERVATION_TOKENS = 1024
 # Bump when the way context is estimated changes, so cached estimates are recomputed.
 _ESTIMATE_VERSION = 2  # 2: native tool calls where the template has them
-
-
-class Tokenizer:
-    """A GGUF's tokenizer and chat template, without its weights."""
-
-    def __init__(self, model_path: Path) -> None:
-        import llama_cpp
-
-        self.model_path = Path(model_path)
-        # llama.cpp logs a context-size warning to fd 2 even with verbose=False: silence it.
-        saved = os.dup(2)
-        try:
-            with open(os.devnull, "w") as null:
-                os.dup2(null.fileno(), 2)
-                self.llm = llama_cpp.Llama(
-                    model_path=str(model_path), vocab_only=True, verbose=False
-                )
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
-        meta = self.llm.metadata
-        bos = self._text(self.llm.token_bos())
-        eos = self._text(self.llm.token_eos())
-        self._bos_text = bos
-        self._add_bos = self.llm._model.add_bos_token()
-        self.template = ChatTemplate(
-            meta.get("tokenizer.chat_template") or CHATML_TEMPLATE, bos_token=bos, eos_token=eos
-        )
-
-    def _text(self, token: int) -> str:
-        if token < 0:
-            return ""
-        return self.llm.detokenize([token], special=True).decode(errors="replace")
-
-    def ids(self, text: str) -> list[int]:
-        return self.llm.tokenize(text.encode(), add_bos=False, special=False)
-
-    @property
-    def tool_family(self) -> str | None:
-        return detect_family(self.template.source)
-
-    def prompt_tokens(self, messages: Sequence[Message],
-                      tools: Sequence[dict[str, Any]] | None = None) -> int:
-        text = self.template.render_text(messages, tools=tools)
-        add_bos = self._add_bos and not (self._bos_text and text.startswith(self._bos_text))
-        return len(self.llm.tokenize(text.encode(), add_bos=add_bos, special=True))
-
-    def truncate(self, text: str, max_tokens: int) -> str:
-        """The same head-and-tail cut as LlamaCppEngine.truncate_to_tokens."""
-        return truncate_head_tail(self.llm, text, max_tokens)
 
 
 def default_tokenizer_path() -> tuple[Path | None, str | None]:
@@ -106,7 +55,7 @@ def action_text(tool: str, args: dict[str, Any]) -> str:
 class ContextEstimator(ContextProbe):
     """Counts the prompt the agent would see at each oracle step."""
 
-    def __init__(self, tokenizer: Tokenizer | None, note: str | None = None,
+    def __init__(self, tokenizer: Vocabulary | None, note: str | None = None,
                  observation_tokens: int = OBSERVATION_TOKENS) -> None:
         self.tokenizer = tokenizer
         self.note = note if tokenizer is None else None
@@ -129,7 +78,7 @@ class ContextEstimator(ContextProbe):
         if self.tokenizer is None:
             return None
         tok = self.tokenizer
-        self._last_prompt = tok.prompt_tokens(self.messages, self.tools)
+        self._last_prompt = len(tok.prompt_tokens(self.messages, self.tools))
         text = tok.truncate(result.output, self.observation_tokens)
         seen = prompt.observation(tool, result, text, reminder=self.reminder)
         if self.tools is not None:
@@ -217,12 +166,12 @@ class EstimatorFactory:
 
     def __init__(self) -> None:
         self.model_path, self.note = default_tokenizer_path()
-        self._tokenizer: Tokenizer | None = None
+        self._tokenizer: Vocabulary | None = None
 
-    def tokenizer(self) -> Tokenizer | None:
+    def tokenizer(self) -> Vocabulary | None:
         if self._tokenizer is None and self.model_path is not None:
             try:
-                self._tokenizer = Tokenizer(self.model_path)
+                self._tokenizer = Vocabulary(self.model_path)
             except Exception as exc:  # a broken GGUF: report, don't crash a listing
                 self.note = f"cannot load tokenizer from {self.model_path}: {exc}"
                 self.model_path = None
