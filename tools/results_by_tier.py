@@ -1,16 +1,17 @@
-"""Per-task and per-tier tables of one run, in Markdown, for docs/results.md.
+"""Per-task and per-tier tables of runs, in Markdown, for docs/results.md.
 
-    python tools/results_by_tier.py RUN_DIR [--suite core]
+    python tools/results_by_tier.py RUN_DIR [--suite core]          # one run: both tables
+    python tools/results_by_tier.py RUN_A RUN_B ... [--label A ...]  # runs side by side
 
-Every number comes from the run directory (`edgeagent report --format json`'s task rows) and
-each task's tier from the suite's task.yaml; nothing is typed by hand.
+Every number comes from the run directories (`edgeagent report --format json`: its task rows
+and its tier rows, which keep the guided tier apart from the graded ones); each task's tier
+is the one the run recorded, or else the suite's task.yaml. Nothing is typed by hand.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 from pathlib import Path
 
@@ -21,8 +22,6 @@ from edgeagent.errors import UserError  # noqa: E402
 from edgeagent.results.formats import render  # noqa: E402
 from edgeagent.suite import load_suite  # noqa: E402
 
-TIERS = ("easy", "medium", "hard")
-
 
 def report_json(run_dir: Path) -> dict:
     """The same rows `edgeagent report --format json` prints."""
@@ -32,37 +31,86 @@ def report_json(run_dir: Path) -> dict:
         sys.exit(f"{run_dir}: {exc}")
 
 
+def _terminations(row: dict) -> str:
+    return ", ".join(f"{name} {n}" for name, n in row["terminations"]) or "-"
+
+
+def _pct(x: float | None) -> str:
+    return f"{100 * x:.0f}%" if x is not None else "-"
+
+
+def _ctx(x: float | None) -> str:
+    return f"{x:,.0f}" if x is not None else "-"
+
+
+def task_table(data: dict, suite_arg: str | None) -> list[str]:
+    suite = load_suite(suite_arg or data["suite"])
+    tiers = {t.id: t.tier or "untiered" for t in suite.tasks}
+    lines = ["| task | tier | outcome | termination | steps | wall s | final context |",
+             "| --- | --- | --- | --- | ---: | ---: | ---: |"]
+    for r in data["tasks"]:
+        lines.append(f"| {r['task_id']} | {tiers.get(r['task_id'], '?')} | {r['outcome']} | "
+                     f"{r['termination']} | {r['steps']} | {r['wall_s']:.1f} | "
+                     f"{r['context_tokens_final']:,} |")
+    return lines
+
+
+def tier_table(data: dict) -> list[str]:
+    lines = ["| tier | resolved | terminations | steps | format errors | wall s | "
+             "final context p50 / max | prefill / decode / tool |",
+             "| --- | ---: | --- | ---: | ---: | ---: | ---: | --- |"]
+    for r in data["tiers"]:
+        lines.append(f"| {r['tier']} | {r['resolved']}/{r['tasks']} | {_terminations(r)} | "
+                     f"{r['steps']} | {r['format_errors']} | {r['wall_s']:.0f} | "
+                     f"{_ctx(r['context_p50'])} / {_ctx(r['context_max'])} | "
+                     f"{_pct(r['share_prefill'])} / {_pct(r['share_decode'])} / "
+                     f"{_pct(r['share_tool'])} |")
+    return lines
+
+
+def side_by_side(runs: list[tuple[str, dict]]) -> list[str]:
+    """One row per tier, per run: resolved, format errors, steps, wall s, final context max."""
+    order: list[str] = []
+    for _, data in runs:
+        order += [r["tier"] for r in data["tiers"] if r["tier"] not in order]
+    head = "| tier | " + " | ".join(
+        " | ".join(f"{label} {col}" for col in ("resolved", "format errors", "steps", "wall s",
+                                                 "ctx max")) for label, _ in runs)
+    lines = [head + " |", "| --- |" + " ---: | ---: | ---: | ---: | ---: |" * len(runs)]
+    for tier in order:
+        cells = []
+        for _, data in runs:
+            row = next((r for r in data["tiers"] if r["tier"] == tier), None)
+            cells.append("- | - | - | - | -" if row is None else
+                         f"{row['resolved']}/{row['tasks']} | {row['format_errors']} | "
+                         f"{row['steps']} | {row['wall_s']:.0f} | {_ctx(row['context_max'])}")
+        lines.append(f"| {tier} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("run_dir", type=Path)
+    parser.add_argument("run_dirs", type=Path, nargs="+")
     parser.add_argument("--suite", default=None, help="suite name or path (default: the run's)")
+    parser.add_argument("--label", action="append", default=[],
+                        help="a column label per run, in order (default: the run directory)")
     args = parser.parse_args(argv)
-    data = report_json(args.run_dir)
-    suite = load_suite(args.suite or data["suite"])
-    tiers = {t.id: t.tier or "untiered" for t in suite.tasks}
-    rows = data["tasks"]
-
-    print("| task | tier | outcome | termination | steps | wall s | final context |")
-    print("| --- | --- | --- | --- | ---: | ---: | ---: |")
-    for r in rows:
-        print(f"| {r['task_id']} | {tiers.get(r['task_id'], '?')} | {r['outcome']} | "
-              f"{r['termination']} | {r['steps']} | {r['wall_s']:.1f} | "
-              f"{r['context_tokens_final']:,} |")
-    print()
-    print("| tier | resolved | steps (sum) | wall s (sum) | wall s per task (median) | "
-          "final context (max) |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: |")
-    order = [t for t in TIERS if any(tiers.get(r["task_id"]) == t for r in rows)]
-    order += sorted({tiers.get(r["task_id"], "?") for r in rows} - set(order))
-    for tier in [*order, "all"]:
-        sel = [r for r in rows if tier == "all" or tiers.get(r["task_id"], "?") == tier]
-        if not sel:
-            continue
-        resolved = sum(1 for r in sel if r["outcome"] == "resolved")
-        walls = [r["wall_s"] for r in sel]
-        print(f"| {tier} | {resolved}/{len(sel)} | {sum(r['steps'] for r in sel)} | "
-              f"{sum(walls):.0f} | {statistics.median(walls):.1f} | "
-              f"{max(r['context_tokens_final'] for r in sel):,} |")
+    if args.label and len(args.label) != len(args.run_dirs):
+        parser.error(f"--label given {len(args.label)} times for {len(args.run_dirs)} runs: "
+                     "give one per run or none")
+    runs = [(label, report_json(d)) for label, d in
+            zip(args.label or [d.name for d in args.run_dirs], args.run_dirs, strict=True)]
+    if any(not data["tiers"] for _, data in runs):
+        bare = [label for label, data in runs if not data["tiers"]]
+        print(f"note: no task tiers recorded in {', '.join(bare)} (a run made before tiers, "
+              "or a replay): no tier rows for it", file=sys.stderr)
+    if len(runs) == 1:
+        data = runs[0][1]
+        print("\n".join(task_table(data, args.suite)))
+        print()
+        print("\n".join(tier_table(data)))
+    else:
+        print("\n".join(side_by_side(runs)))
     return 0
 
 

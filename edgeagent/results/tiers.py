@@ -29,6 +29,7 @@ class TierRow:
     resolved: int
     terminations: tuple[tuple[str, int], ...]  # most frequent first
     steps: int
+    format_errors: int  # steps whose answer held no readable tool call
     wall_s: float
     context_p50: float | None
     context_max: int | None
@@ -48,7 +49,15 @@ def termination_counts(tasks: Sequence[dict[str, Any]]) -> tuple[tuple[str, int]
     return tuple(Counter(t["termination"] for t in tasks).most_common())
 
 
-def tier_row(tier: str, tasks: Sequence[dict[str, Any]]) -> TierRow:
+def format_errors_by_attempt(steps: Sequence[dict[str, Any]]) -> Counter[tuple[str, int]]:
+    """(task_id, attempt) -> how many of its steps were format errors."""
+    return Counter((s["task_id"], s["attempt"]) for s in steps
+                   if s.get("format_error") is not None)
+
+
+def tier_row(tier: str, tasks: Sequence[dict[str, Any]],
+             format_errors: Counter[tuple[str, int]] | None = None) -> TierRow:
+    errors = format_errors or Counter()
     wall_ms = sum(t["wall_ms"] for t in tasks)
     share = lambda key: (sum(t[key] for t in tasks) / wall_ms) if wall_ms else None  # noqa: E731
     contexts = [t["context_tokens_final"] for t in tasks]
@@ -58,6 +67,7 @@ def tier_row(tier: str, tasks: Sequence[dict[str, Any]]) -> TierRow:
         resolved=sum(1 for t in tasks if t["outcome"] == "resolved"),
         terminations=termination_counts(tasks),
         steps=sum(t["steps"] for t in tasks),
+        format_errors=sum(errors[(t["task_id"], t["attempt"])] for t in tasks),
         wall_s=wall_ms / 1000,
         context_p50=percentile(contexts, 50) if contexts else None,
         context_max=max(contexts) if contexts else None,
@@ -76,11 +86,13 @@ def tier_rows(data: RunData) -> list[TierRow]:
     groups: dict[str, list[dict[str, Any]]] = {}
     for t in data.tasks:
         groups.setdefault(tiers.get(t["task_id"]) or NO_TIER, []).append(t)
-    rows = [tier_row(tier, groups[tier]) for tier in GRADED_TIERS if tier in groups]
+    errors = format_errors_by_attempt(data.steps)
+    rows = [tier_row(tier, groups[tier], errors) for tier in GRADED_TIERS if tier in groups]
     graded = [t for tier in GRADED_TIERS for t in groups.get(tier, [])]
     if graded:
-        rows.append(tier_row(GRADED_TOTAL, graded))
-    rows += [tier_row(tier, groups[tier]) for tier in (GUIDED_TIER, NO_TIER) if tier in groups]
+        rows.append(tier_row(GRADED_TOTAL, graded, errors))
+    rows += [tier_row(tier, groups[tier], errors) for tier in (GUIDED_TIER, NO_TIER)
+             if tier in groups]
     return rows
 
 
@@ -92,14 +104,14 @@ def _pct(x: float | None) -> str:
     return f"{100 * x:.0f}%" if x is not None else "-"
 
 
-TIER_HEADER = ["tier", "resolved", "terminations", "steps", "wall s", "final ctx p50",
-               "final ctx max", "prefill", "decode", "tool"]
+TIER_HEADER = ["tier", "resolved", "terminations", "steps", "format errors", "wall s",
+               "final ctx p50", "final ctx max", "prefill", "decode", "tool"]
 
 
 def tier_table(data: RunData) -> list[list[str]]:
     """The rows of TIER_HEADER, as text cells."""
     return [[r.tier, f"{r.resolved}/{r.tasks}", terminations_text(r.terminations),
-             str(r.steps), f"{r.wall_s:.1f}",
+             str(r.steps), str(r.format_errors), f"{r.wall_s:.1f}",
              f"{r.context_p50:.0f}" if r.context_p50 is not None else "-",
              str(r.context_max) if r.context_max is not None else "-",
              _pct(r.share_prefill), _pct(r.share_decode), _pct(r.share_tool)]

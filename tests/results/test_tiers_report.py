@@ -34,7 +34,8 @@ def make_suite(root: Path) -> Path:
 
 
 class IssueFollower:
-    """Makes the edit a guided issue states, then submits; submits at once otherwise."""
+    """Makes the edit a guided issue states, then submits; otherwise answers once without a
+    tool call (a format error), then submits."""
 
     n_ctx = 8192
 
@@ -52,12 +53,14 @@ class IssueFollower:
         guided = "Replace `" in messages[1].content
         first = not any(m.role == "assistant" for m in messages)
         if guided and first:
-            action = {"name": "edit", "arguments": {"path": "calc.py", "old": "return a - b",
-                                                    "new": "return a + b"}}
+            text = json.dumps({"name": "edit", "arguments": {
+                "path": "calc.py", "old": "return a - b", "new": "return a + b"}})
+        elif first:
+            text = "I think the bug is in calc.py."
         else:
-            action = {"name": "submit", "arguments": {}}
+            text = json.dumps({"name": "submit", "arguments": {}})
         t = time.monotonic_ns()
-        return Generation(json.dumps(action), (), "stop", 300, 290, 10, 5, t, t, t, t, (t,))
+        return Generation(text, (), "stop", 300, 290, 10, 5, t, t, t, t, (t,))
 
 
 @pytest.fixture(scope="module")
@@ -88,6 +91,9 @@ def test_json_md_and_html_keep_guided_apart(run_dir: Path, capsys) -> None:
     data = json.loads(report(run_dir, capsys, "--format", "json"))
     assert [(t["tier"], t["resolved"], t["tasks"]) for t in data["tiers"]] == [
         ("easy", 0, 1), ("graded", 0, 1), ("guided", 1, 1)]
+    # the easy task's unreadable first answer counts in its tier, not in guided
+    assert [(t["tier"], t["steps"], t["format_errors"]) for t in data["tiers"]] == [
+        ("easy", 2, 1), ("graded", 2, 1), ("guided", 2, 0)]
     assert data["metrics"]["graded_resolved_rate"]["value"] == 0.0
     assert data["metrics"]["guided_resolved_rate"]["value"] == 1.0
     md = report(run_dir, capsys, "--format", "md")
