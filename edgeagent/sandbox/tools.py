@@ -388,6 +388,12 @@ class Toolbox:
                 f"[... {path} has {total} lines; showed {start_line}-{shown_last}; "
                 f"call read_file with start_line={shown_last + 1} to read more]"
             )
+        elif start_line > 1 or shown_last < total:
+            # a range the caller chose: say what lies outside it, or a model that asked for
+            # line 1 alone takes a one-line file for the whole (seen live: start_line=1,
+            # end_line=1, then edits of text it never saw)
+            shown.append(f"[{path} has {total} lines; showed {start_line}-{shown_last}; "
+                         "read_file without start_line and end_line shows the whole file]")
         return "\n".join(shown)
 
     def _grep(self, pattern: str, path: str = ".") -> str:

@@ -31,7 +31,8 @@ from .validate import ContextProbe
 # The agent loop's default observation budget (AgentLimits.observation_tokens).
 OBSERVATION_TOKENS = 1024
 # Bump when the way context is estimated changes, so cached estimates are recomputed.
-_ESTIMATE_VERSION = 2  # 2: native tool calls where the template has them
+_ESTIMATE_VERSION = 3  # 2: native tool calls where the template has them; 3: read_file says
+# what lies outside a range it was asked for
 
 
 def default_tokenizer_path() -> tuple[Path | None, str | None]:

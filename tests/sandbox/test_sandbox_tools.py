@@ -133,10 +133,15 @@ def test_list_dir_is_bounded(tools: Toolbox, ws: Workspace) -> None:
 def test_read_file_whole_and_ranges(tools: Toolbox) -> None:
     out = ok(tools.call("read_file", {"path": "pkg/calc.py"}))
     assert out.splitlines() == [f"{i}| {line}" for i, line in enumerate(CALC.splitlines(), 1)]
+    # a part of the file says what lies outside it, so line 1 alone is not taken for the file
+    whole = "read_file without start_line and end_line shows the whole file]"
     out = ok(tools.call("read_file", {"path": "pkg/calc.py", "start_line": 2, "end_line": 3}))
-    assert out == "2|     return a - b\n3| "
+    assert out == f"2|     return a - b\n3| \n[pkg/calc.py has 6 lines; showed 2-3; {whole}"
+    out = ok(tools.call("read_file", {"path": "pkg/calc.py", "start_line": 1, "end_line": 1}))
+    assert out.splitlines()[1] == f"[pkg/calc.py has 6 lines; showed 1-1; {whole}"
     out = ok(tools.call("read_file", {"path": "pkg/calc.py", "start_line": 5}))
-    assert out == "5| def sub(a, b):\n6|     return a - b"
+    assert out == ("5| def sub(a, b):\n6|     return a - b\n"
+                   f"[pkg/calc.py has 6 lines; showed 5-6; {whole}")
     out = ok(tools.call("read_file", {"path": "pkg/calc.py", "end_line": 99}))
     assert len(out.splitlines()) == 6
     out = ok(tools.call("read_file", {"path": "pkg/calc.py", "start_line": 1, "end_line": None}))
@@ -161,7 +166,8 @@ def test_read_file_is_bounded(tools: Toolbox, ws: Workspace) -> None:
     assert len(lines) == 401 and lines[399] == "400| line 400"
     assert "start_line=401" in lines[-1] and "1000 lines" in lines[-1]
     lines = ok(tools.call("read_file", {"path": "long.txt", "start_line": 901})).splitlines()
-    assert len(lines) == 100 and lines[-1] == "1000| line 1000"
+    assert len(lines) == 101 and lines[-2] == "1000| line 1000"
+    assert lines[-1].startswith("[long.txt has 1000 lines; showed 901-1000;")
     (ws.root / "wide.txt").write_text("z" * 5000 + "\n")
     assert len(ok(tools.call("read_file", {"path": "wide.txt"}))) < 700
 
