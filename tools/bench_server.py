@@ -15,13 +15,14 @@ engine sends `cache_prompt`), the same context size, threads, batch sizes, seed 
 attention setting as the in-process engine. Only one model process runs at a time: the server
 starts after the in-process replay has finished and stops before the next dataset.
 
-Tool format (`--tool-format`, passed to both replays): `text` by default, so that both paths
-run under the very same GBNF (the endpoint engine sends it as `grammar`) and decode the same
-tokens. With `native` the server gets OpenAI `tools` and `tool_choice: "required"` and
-constrains the calls with its own grammar; this llama-server did not constrain the default
-model's output that way (bare JSON calls repeated to the token budget on every turn, measured
-2026-12-01), so the paths then do different work. `target_met` is true only where every
-paired turn has equal prompt and output token counts and the p50 ratio is <= 0.95.
+Tool format (`--tool-format`, passed to both replays; default `auto`, replay's own default:
+native where the template has a tool-call family, as MLPerf renders its turns). Both paths
+decode under the very same GBNF: in text format the endpoint engine sends ours as `grammar`;
+natively llama-server gets the dataset's `tools` (its template renders them), `tool_choice:
+"none"` and our native-call GBNF, because it does not enforce `tool_choice: "required"`
+(ggml-org/llama.cpp#27217: with it, the default model wrote bare JSON calls to the 256-token
+budget on every turn, measured 2026-12-01). `target_met` is true only where every paired turn
+has equal prompt and output token counts and the p50 ratio is <= 0.95.
 
 Datasets: `smoke` (the bundled tasks/replay/smoke.jsonl) and `synthetic`, an MLPerf-format
 conversation of `--turns` assistant turns (32 by default) generated here, deterministically,
@@ -315,11 +316,9 @@ def main(argv: list[str] | None = None) -> int:
                     f"`{BUILD_COMMAND}` cached for this llama-cpp-python)")
     ap.add_argument("--server-first", action="store_true",
                     help="replay through llama-server before the in-process run")
-    ap.add_argument("--tool-format", choices=("auto", "native", "text"), default="text",
-                    help="passed to both replays. text (default): both paths constrained by the "
-                    "same GBNF, so they decode the same tokens; native: the model's own tool "
-                    "calls, which llama-server constrains and parses with its own grammar "
-                    "(with tool_choice required it did not constrain Qwen2.5-Coder-0.5B here)")
+    ap.add_argument("--tool-format", choices=("auto", "native", "text"), default="auto",
+                    help="passed to both replays (default auto: native where the template has "
+                    "a tool-call family); either way both paths decode under the same GBNF")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args(argv)
 

@@ -18,11 +18,14 @@ to prompt-only.
 Native tool calls (generate() given `tools`): the request carries OpenAI `tools` and native
 messages (assistant `tool_calls`, `tool` messages by id; a turn generated live goes back as
 the very text the model wrote, so a llama.cpp server's prompt cache still sees an extension).
-llama-cpp-python's server only renders `tools`, so it gets the native GBNF as well; others
-(llama-server --jinja, vLLM, Ollama) constrain and parse the calls themselves, asked with
-`tool_choice: "required"` (llama-server refuses a custom grammar beside tools). The calls
-come back as `tool_calls` deltas, or, from a server that does not parse them, are read out
-of the text in the template's family syntax.
+llama-cpp-python's server only renders `tools`, so it gets the native GBNF as well. llama-server
+gets `tools`, `tool_choice: "none"` and the native GBNF whenever the family is known (a
+tokenizer was given): it does not enforce `tool_choice: "required"` (ggml-org/llama.cpp#27217)
+and refuses a custom grammar beside a tool choice, and with "none" it still renders the tools.
+Others (vLLM, Ollama, llama-server without a tokenizer) constrain and parse the calls
+themselves, asked with `tool_choice: "required"`. The calls come back as `tool_calls` deltas,
+or, from a server that does not parse them, are read out of the text in the template's family
+syntax.
 
 Connection errors, 429/5xx and broken streams are retried with backoff inside
 a per-turn deadline (600 s by default, as MLPerf's); anything else ends the turn as an
@@ -352,6 +355,15 @@ class HttpEngine:
             body["top_p"] = self.settings.top_p
         if tools:
             body["tools"] = [dict(t) for t in tools]
+            if self.server_kind == "llama-server" and grammar is not None and mode == "gbnf":
+                # llama-server accepts tool_choice "required" but does not enforce it
+                # (ggml-org/llama.cpp#27217; measured here: Qwen2.5-Coder-0.5B wrote free text
+                # to the token budget on every turn) and refuses a custom grammar beside a
+                # tool choice. With "none" it still renders the tools and takes our GBNF of one
+                # native call: the in-process engine's constraint, so both decode alike
+                body["tool_choice"] = "none"
+                body["grammar"] = gbnf_of(grammar)
+                return body
             if self.server_kind != "llama-cpp-python":
                 # the server constrains and parses the calls itself (llama-server refuses a
                 # custom grammar beside tools)

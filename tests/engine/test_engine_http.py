@@ -32,6 +32,7 @@ from edgeagent.agent.native import native_constraint
 from edgeagent.engine.base import EngineError, Message, ToolCall
 from edgeagent.engine.http import EndpointSettings, HttpEngine, base_url, wire_message
 from edgeagent.engine.llamacpp import LlamaCppEngine
+from edgeagent.engine.tool_format import tool_call_grammar
 from edgeagent.results.report import render_report
 from edgeagent.results.store import open_run_db
 from edgeagent.sandbox.tools import TOOL_SPECS
@@ -434,6 +435,21 @@ def test_native_requests_carry_tools_and_native_history(stub: str) -> None:
     assert sent["messages"][5] == {"role": "tool", "content": "picked 1",
                                    "tool_call_id": "call00001"}
     assert gen.tool_calls == (ToolCall("abc", "pick", '{"n": 4}'),)
+
+
+def test_native_requests_to_llama_server_carry_our_grammar_with_tool_choice_none(
+        stub: str) -> None:
+    """llama-server does not enforce tool_choice required (free text to the token budget,
+    measured) and refuses a grammar beside a tool choice: given the family's grammar, the
+    request carries the tools (so its template renders them), tool_choice none and the
+    in-process engine's GBNF of one native call."""
+    _Stub.requests.clear()
+    grammar = tool_call_grammar("hermes", NATIVE_TOOLS)
+    _engine(stub + "/calls").generate(NATIVE_MESSAGES, max_tokens=32, tools=NATIVE_TOOLS,
+                                      grammar=grammar)
+    sent = _Stub.requests[-1]
+    assert sent["tools"] == NATIVE_TOOLS and sent["tool_choice"] == "none"
+    assert sent["grammar"] == grammar.gbnf and "response_format" not in sent
 
 
 def test_base_url_accepts_the_usual_spellings() -> None:
