@@ -69,6 +69,15 @@ def tiny_tools_model_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
         out, seed=0, chat_template=_QWEN_TEMPLATE.read_text(), tools=True)
 
 
+@pytest.fixture(scope="session")
+def tiny_tools_long_model_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The Qwen-template tiny model declaring an 8k training context: llama-server caps its
+    context there, and the tiny vocabulary spells a native prompt out in ~4k tokens."""
+    out = tmp_path_factory.mktemp("tiny_tools_long_model") / "tiny-random-qwen-tools-8k.gguf"
+    return _load_make_tiny_model().write_tiny_model(
+        out, seed=0, chat_template=_QWEN_TEMPLATE.read_text(), tools=True, n_ctx_train=8192)
+
+
 @pytest.fixture
 def outside(tmp_path: Path) -> Path:
     """A directory beside the workspace that sandboxed tools must never reach."""

@@ -87,3 +87,24 @@ def test_bench_server_replays_in_process_and_through_llama_server(
     table = shown.getvalue()
     assert Path(a).name in table and Path(b).name in table
     assert "TTFT p50" in table and "step latency p90" in table
+
+
+@pytest.mark.skipif(SERVER is None, reason=f"no llama-server built for this llama-cpp-python; "
+                    f"build one with `{BUILD_COMMAND}`")
+def test_native_replay_through_llama_server_decodes_the_in_process_tokens(
+    tiny_tools_long_model_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Natively (Qwen's template, <tool_call> tokens) llama-server gets the dataset's tools,
+    tool_choice none and our native-call GBNF: every turn's prompt and output token counts
+    and text equal the in-process engine's (with tool_choice required it ran unconstrained)."""
+    model = tiny_tools_long_model_path
+    bench = _bench()
+    out = tmp_path / "bench"
+    assert bench.main(["--model", str(model), "--threads", "1", "--n-ctx", "8192",
+                       "--max-new-tokens", "24", "--datasets", "smoke", "--conversations", "1",
+                       "--tool-format", "native", "--out", str(out)]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    turns = summary["datasets"]["smoke"]["turns"]
+    assert summary["settings"]["tool_format"] == "native"
+    assert turns["paired_turns"] == 4 and turns["token_counts_equal"], turns
+    assert turns["same_generated_text"] == 4
