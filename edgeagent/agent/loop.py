@@ -111,6 +111,11 @@ def run_agent(
             return LoopResult("engine_error", step, context, str(exc))
         context = gen.context_tokens + len(gen.tokens)
         parsed = native_action(gen, specs) if native else parse_action(gen.text, specs)
+        if isinstance(parsed, FormatError) and gen.finish_reason == "length":
+            # the parser's complaint (not a JSON object, unterminated string) hides the cause
+            parsed = FormatError(
+                f"the answer reached the {limits.max_new_tokens}-token budget before its tool "
+                f"call was complete ({parsed.message}); write a shorter call")
         t_tool_start = time.monotonic_ns()
         sink.emit(PhaseStarted(task_id, attempt, step, "tool", t_tool_start))
         if isinstance(parsed, FormatError):
