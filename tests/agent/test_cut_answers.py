@@ -6,40 +6,23 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import time
 from pathlib import Path
 
+from scripted import ScriptedEngine
+
 from edgeagent.config import load_config
-from edgeagent.engine.base import Generation, Message
+from edgeagent.engine.base import Message
 from edgeagent.run import execute_run
 
 CUT = '{"name": "edit", "arguments": {"path": "calc.py", "old": "a - b", "new": "a + b + b + b'
 SUBMIT = json.dumps({"name": "submit", "arguments": {}})
 
 
-class CutThenSubmit:
+class CutThenSubmit(ScriptedEngine):
     """First answer: a call cut off by the budget (finish_reason length); then submit."""
 
-    n_ctx = 8192
-
-    def __init__(self) -> None:
-        self.calls = 0
-
-    def provenance(self) -> dict:
-        return {"engine": "scripted"}
-
-    def count_tokens(self, text: str) -> int:
-        return len(text) // 4
-
-    def truncate_to_tokens(self, text: str, max_tokens: int) -> str:
-        return text[: max_tokens * 4]
-
-    def generate(self, messages: list[Message], *, max_tokens: int, grammar=None,
-                 max_context_tokens=None) -> Generation:
-        self.calls += 1
-        text, finish = (CUT, "length") if self.calls == 1 else (SUBMIT, "stop")
-        t = time.monotonic_ns()
-        return Generation(text, (), finish, 300, 290, 10, 5, t, t, t, t, (t,))
+    def answer(self, call: int, messages: list[Message]) -> tuple[str, str]:
+        return (CUT, "length") if call == 0 else (SUBMIT, "stop")
 
 
 def test_a_call_cut_by_the_budget_is_a_format_error_that_names_the_budget(

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import time
 from pathlib import Path
+
+from scripted import ScriptedEngine
 
 from edgeagent.cli import main
 from edgeagent.config import load_config
-from edgeagent.engine.base import Generation, Message
+from edgeagent.engine.base import Message
 from edgeagent.run import execute_run
 
 READ = {"name": "read_file", "arguments": {"path": "calc.py"}}
@@ -25,36 +26,21 @@ EDIT = {"name": "edit", "arguments": {"path": "calc.py", "old": "a - b", "new": 
 SUBMIT = {"name": "submit", "arguments": {}}
 
 
-class ScriptedEngine:
+class ScriptEngine(ScriptedEngine):
     """Answers each step with the next call of its script (the last one repeats)."""
 
-    n_ctx = 8192
-
     def __init__(self, script: list[dict]) -> None:
+        super().__init__()
         self.script = script
-        self.calls = 0
 
-    def provenance(self) -> dict:
-        return {"engine": "scripted"}
-
-    def count_tokens(self, text: str) -> int:
-        return len(text) // 4
-
-    def truncate_to_tokens(self, text: str, max_tokens: int) -> str:
-        return text[: max_tokens * 4]
-
-    def generate(self, messages: list[Message], *, max_tokens: int, grammar=None,
-                 max_context_tokens=None) -> Generation:
-        action = self.script[min(self.calls, len(self.script) - 1)]
-        self.calls += 1
-        t = time.monotonic_ns()
-        return Generation(json.dumps(action), (), "stop", 300, 290, 10, 5, t, t, t, t, (t,))
+    def answer(self, call: int, messages: list[Message]) -> tuple[str, str]:
+        return json.dumps(self.script[min(call, len(self.script) - 1)]), "stop"
 
 
 def _run(tmp_path: Path, model: Path, script: list[dict], **config) -> tuple[dict, list]:
     cfg = load_config(None, {"model": str(model), "out": str(tmp_path / "runs"),
                              "tasks": ["fix-add"], "max_steps": 10, **config})
-    result = execute_run(cfg, engine_factory=lambda p, c: ScriptedEngine(script),
+    result = execute_run(cfg, engine_factory=lambda p, c: ScriptEngine(script),
                          progress=False)
     db = sqlite3.connect(result.run_dir / "run.db")
     db.row_factory = sqlite3.Row

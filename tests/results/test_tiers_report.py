@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import json
 import shutil
-import time
 from pathlib import Path
 
 import pytest
 from paths import ROOT
+from scripted import ScriptedEngine
 
 from edgeagent import cli
 from edgeagent.config import load_config
-from edgeagent.engine.base import Generation, Message
+from edgeagent.engine.base import Message
 from edgeagent.run import execute_run
 
 EASY_ISSUE = "add(2, 3) in calc.py returns -1; it should return 5."
@@ -33,34 +33,19 @@ def make_suite(root: Path) -> Path:
     return root
 
 
-class IssueFollower:
+class IssueFollower(ScriptedEngine):
     """Makes the edit a guided issue states, then submits; otherwise answers once without a
     tool call (a format error), then submits."""
 
-    n_ctx = 8192
-
-    def provenance(self) -> dict:
-        return {"engine": "scripted"}
-
-    def count_tokens(self, text: str) -> int:
-        return len(text) // 4
-
-    def truncate_to_tokens(self, text: str, max_tokens: int) -> str:
-        return text[: max_tokens * 4]
-
-    def generate(self, messages: list[Message], *, max_tokens: int, grammar=None,
-                 max_context_tokens=None) -> Generation:
+    def answer(self, call: int, messages: list[Message]) -> tuple[str, str]:
         guided = "Replace `" in messages[1].content
         first = not any(m.role == "assistant" for m in messages)
         if guided and first:
-            text = json.dumps({"name": "edit", "arguments": {
-                "path": "calc.py", "old": "return a - b", "new": "return a + b"}})
-        elif first:
-            text = "I think the bug is in calc.py."
-        else:
-            text = json.dumps({"name": "submit", "arguments": {}})
-        t = time.monotonic_ns()
-        return Generation(text, (), "stop", 300, 290, 10, 5, t, t, t, t, (t,))
+            return json.dumps({"name": "edit", "arguments": {
+                "path": "calc.py", "old": "return a - b", "new": "return a + b"}}), "stop"
+        if first:
+            return "I think the bug is in calc.py.", "stop"
+        return json.dumps({"name": "submit", "arguments": {}}), "stop"
 
 
 @pytest.fixture(scope="module")
