@@ -4,8 +4,9 @@
     python tools/results_by_tier.py RUN_A RUN_B ... [--label A ...]  # runs side by side
 
 Every number comes from the run directories (`edgeagent report --format json`: its task rows
-and its tier rows, which keep the guided tier apart from the graded ones); each task's tier
-is the one the run recorded, or else the suite's task.yaml. Nothing is typed by hand.
+and its tier rows, which keep the guided tier apart from the graded ones, by the tiers the
+run recorded); the task table's tier column is the suite's task.yaml. Nothing is typed by
+hand.
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from edgeagent.errors import UserError  # noqa: E402
-from edgeagent.results.formats import render  # noqa: E402
+from edgeagent.results.formats import md_table, render  # noqa: E402
+from edgeagent.results.metrics import load_run  # noqa: E402
+from edgeagent.results.tiers import TIER_HEADER, tier_table  # noqa: E402
 from edgeagent.suite import load_suite  # noqa: E402
 
 
@@ -29,14 +32,6 @@ def report_json(run_dir: Path) -> dict:
         return json.loads(render(run_dir, "json"))
     except UserError as exc:
         sys.exit(f"{run_dir}: {exc}")
-
-
-def _terminations(row: dict) -> str:
-    return ", ".join(f"{name} {n}" for name, n in row["terminations"]) or "-"
-
-
-def _pct(x: float | None) -> str:
-    return f"{100 * x:.0f}%" if x is not None else "-"
 
 
 def _ctx(x: float | None) -> str:
@@ -52,19 +47,6 @@ def task_table(data: dict, suite_arg: str | None) -> list[str]:
         lines.append(f"| {r['task_id']} | {tiers.get(r['task_id'], '?')} | {r['outcome']} | "
                      f"{r['termination']} | {r['steps']} | {r['wall_s']:.1f} | "
                      f"{r['context_tokens_final']:,} |")
-    return lines
-
-
-def tier_table(data: dict) -> list[str]:
-    lines = ["| tier | resolved | terminations | steps | format errors | wall s | "
-             "final context p50 / max | prefill / decode / tool |",
-             "| --- | ---: | --- | ---: | ---: | ---: | ---: | --- |"]
-    for r in data["tiers"]:
-        lines.append(f"| {r['tier']} | {r['resolved']}/{r['tasks']} | {_terminations(r)} | "
-                     f"{r['steps']} | {r['format_errors']} | {r['wall_s']:.0f} | "
-                     f"{_ctx(r['context_p50'])} / {_ctx(r['context_max'])} | "
-                     f"{_pct(r['share_prefill'])} / {_pct(r['share_decode'])} / "
-                     f"{_pct(r['share_tool'])} |")
     return lines
 
 
@@ -105,10 +87,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"note: no task tiers recorded in {', '.join(bare)} (a run made before tiers, "
               "or a replay): no tier rows for it", file=sys.stderr)
     if len(runs) == 1:
-        data = runs[0][1]
-        print("\n".join(task_table(data, args.suite)))
+        print("\n".join(task_table(runs[0][1], args.suite)))
         print()
-        print("\n".join(tier_table(data)))
+        # the tier table `edgeagent report --format md` prints
+        print("\n".join(md_table(TIER_HEADER, tier_table(load_run(args.run_dirs[0])))))
     else:
         print("\n".join(side_by_side(runs)))
     return 0

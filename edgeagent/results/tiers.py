@@ -56,8 +56,7 @@ def format_errors_by_attempt(steps: Sequence[dict[str, Any]]) -> Counter[tuple[s
 
 
 def tier_row(tier: str, tasks: Sequence[dict[str, Any]],
-             format_errors: Counter[tuple[str, int]] | None = None) -> TierRow:
-    errors = format_errors or Counter()
+             format_errors: Counter[tuple[str, int]]) -> TierRow:
     wall_ms = sum(t["wall_ms"] for t in tasks)
     share = lambda key: (sum(t[key] for t in tasks) / wall_ms) if wall_ms else None  # noqa: E731
     contexts = [t["context_tokens_final"] for t in tasks]
@@ -67,7 +66,7 @@ def tier_row(tier: str, tasks: Sequence[dict[str, Any]],
         resolved=sum(1 for t in tasks if t["outcome"] == "resolved"),
         terminations=termination_counts(tasks),
         steps=sum(t["steps"] for t in tasks),
-        format_errors=sum(errors[(t["task_id"], t["attempt"])] for t in tasks),
+        format_errors=sum(format_errors[(t["task_id"], t["attempt"])] for t in tasks),
         wall_s=wall_ms / 1000,
         context_p50=percentile(contexts, 50) if contexts else None,
         context_max=max(contexts) if contexts else None,

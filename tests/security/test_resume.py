@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from scripted import ScriptedEngine
 
 from edgeagent import cli
 from edgeagent.errors import StoreError
@@ -149,32 +150,13 @@ def test_sigkill_at_random_points_then_resume(
                 steps_committed=sum(len(s) for s in committed.values()))
 
 
-class _ListingEngine:
+class _ListingEngine(ScriptedEngine):
     """Scripted: list_dir, list_dir, submit, for every task."""
 
-    n_ctx = 8192
-
-    def __init__(self) -> None:
-        self.calls = 0
-
-    def provenance(self) -> dict:
-        return {"engine": "scripted"}
-
-    def count_tokens(self, text: str) -> int:
-        return len(text) // 4
-
-    def truncate_to_tokens(self, text: str, max_tokens: int) -> str:
-        return text[: max_tokens * 4]
-
-    def generate(self, messages, *, max_tokens, grammar=None, max_context_tokens=None):
-        from edgeagent.engine.base import Generation
-
-        self.calls += 1
-        last_user = sum(1 for m in messages if m.role == "assistant")
-        name = "submit" if last_user >= 2 else "list_dir"
-        t = time.monotonic_ns()
-        return Generation(json.dumps({"name": name, "arguments": {}}), (), "stop", 300, 290,
-                          10, 5, t, t, t, t, (t,))
+    def answer(self, call: int, messages) -> tuple[str, str]:
+        turns = sum(1 for m in messages if m.role == "assistant")
+        name = "submit" if turns >= 2 else "list_dir"
+        return json.dumps({"name": name, "arguments": {}}), "stop"
 
 
 def test_ctrl_c_then_resume_keeps_one_record_per_task(
