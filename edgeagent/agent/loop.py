@@ -17,7 +17,7 @@ from ..sandbox.tools import Toolbox, ToolResult
 from . import prompt
 from .actions import Action, FormatError, action_constraint, action_fields, parse_action
 from .native import native_action, native_constraint, openai_tools
-from .stuck import DEFAULT_STUCK_AFTER, RepeatCounter, is_stuck
+from .stuck import DEFAULT_STUCK_AFTER, RepeatCounter, is_stuck, stuck_reason
 
 
 @dataclass(frozen=True)
@@ -156,7 +156,7 @@ def run_agent(
             return LoopResult("submitted", step + 1, context)
         if is_stuck(repeats, limits.stuck_after):
             return LoopResult("stuck", step + 1, context,
-                              f"{repeats} consecutive identical calls with the same outcome")
+                              stuck_reason(repeats, repeat_counter.period))
         if consecutive_format_errors >= limits.max_format_errors:
             return LoopResult(
                 "format_errors", step + 1, context,

@@ -1,7 +1,8 @@
 """The stuck rule through the real runner (sandbox, store) with a scripted engine: a task
 ends as `stuck` at the N-th consecutive identical call with the same outcome, not before; a
-different outcome (or a different call) starts the count again; 0 disables the rule, and
-the report then says what the rule would have saved."""
+different outcome (or a different call) starts the count again; a cycle of two or three
+calls repeated N times with the same outcomes is stuck too; 0 disables the rule, and the
+report then says what the rule would have saved."""
 
 from __future__ import annotations
 
@@ -23,6 +24,9 @@ COUNT = {"name": "run", "arguments": {"command": "echo x >> log.txt; wc -l < log
 COUNT_FAIL = {"name": "run",
               "arguments": {"command": "echo x >> log.txt; wc -l < log.txt; exit 1"}}
 EDIT = {"name": "edit", "arguments": {"path": "calc.py", "old": "a - b", "new": "a + b"}}
+# an edit whose old text is not in the file: it fails the same way every time
+EDIT_MISS = {"name": "edit",
+             "arguments": {"path": "calc.py", "old": "no such line", "new": "a + b"}}
 SUBMIT = {"name": "submit", "arguments": {}}
 
 
@@ -76,6 +80,31 @@ def test_identical_failing_calls_count_whatever_their_output(tiny_model_path: Pa
     task, repeats = _run(tmp_path, tiny_model_path, [COUNT_FAIL], stuck_after=4)
     assert task["termination"] == "stuck"
     assert repeats == [1, 2, 3, 4]
+
+
+def test_a_two_call_cycle_ends_the_task_after_n_cycles(tiny_model_path: Path,
+                                                        tmp_path: Path) -> None:
+    # read, failing edit, read, failing edit, ...: no call repeats the one before it
+    task, repeats = _run(tmp_path, tiny_model_path, [READ, EDIT_MISS] * 5, stuck_after=3)
+    assert task["termination"] == "stuck"
+    assert task["steps"] == 6
+    assert repeats == [1, 1, 1, 2, 2, 3]
+
+
+def test_a_three_call_cycle_is_counted(tiny_model_path: Path, tmp_path: Path) -> None:
+    task, repeats = _run(tmp_path, tiny_model_path, [READ, EDIT_MISS, COUNT_FAIL] * 4,
+                         stuck_after=2, max_steps=10)
+    assert task["termination"] == "stuck"
+    assert repeats == [1, 1, 1, 1, 1, 2]
+
+
+def test_a_cycle_whose_outcome_changes_is_not_stuck(tiny_model_path: Path,
+                                                    tmp_path: Path) -> None:
+    # the read's output is the same each time, but COUNT's grows: the cycle makes progress
+    task, repeats = _run(tmp_path, tiny_model_path, [READ, COUNT] * 5, stuck_after=3,
+                         max_steps=8)
+    assert task["termination"] == "max_steps"
+    assert max(repeats) == 1
 
 
 def test_zero_disables_the_rule_and_the_report_counts_what_it_would_save(
