@@ -2,16 +2,19 @@
 
     python tools/results_by_tier.py RUN_DIR [--suite core]          # one run: both tables
     python tools/results_by_tier.py RUN_A RUN_B ... [--label A ...]  # runs side by side
+    python tools/results_by_tier.py RUN_A+RUN_A2 RUN_B                # A's tasks in two runs
 
 Every number comes from the run directories (`edgeagent report --format json`: its task rows
 and its tier rows, which keep the guided tier apart from the graded ones, by the tiers the
 run recorded); the task table's tier column is the suite's task.yaml. Nothing is typed by
-hand.
+hand. `A+B` pools run directories that together hold one configuration's tasks (a task
+subset run afterwards): their tasks and steps, and the tiers each recorded.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -20,18 +23,33 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from edgeagent.errors import UserError  # noqa: E402
-from edgeagent.results.formats import md_table, render  # noqa: E402
-from edgeagent.results.metrics import load_run  # noqa: E402
+from edgeagent.results.formats import all_metrics, md_table, to_json  # noqa: E402
+from edgeagent.results.metrics import RunData, load_run, merge_runs  # noqa: E402
 from edgeagent.results.tiers import TIER_HEADER, tier_table  # noqa: E402
+from edgeagent.results.validity import check_data  # noqa: E402
 from edgeagent.suite import load_suite  # noqa: E402
 
 
-def report_json(run_dir: Path) -> dict:
-    """The same rows `edgeagent report --format json` prints."""
+def load(arg: str) -> RunData:
+    """One run directory, or several joined by `+` pooled into one (tiers merged)."""
+    dirs = [Path(d) for d in arg.split("+")]
     try:
-        return json.loads(render(run_dir, "json"))
+        runs = [load_run(d) for d in dirs]
     except UserError as exc:
-        sys.exit(f"{run_dir}: {exc}")
+        sys.exit(f"{arg}: {exc}")
+    if len(runs) == 1:
+        return runs[0]
+    tiers: dict = {}
+    for r in runs:
+        tiers.update(r.provenance.get("task_tiers") or {})
+    pooled = merge_runs(arg, runs)
+    return dataclasses.replace(pooled, provenance={**pooled.provenance, "task_tiers": tiers})
+
+
+def report_json(data: RunData) -> dict:
+    """The same rows `edgeagent report --format json` prints."""
+    return json.loads(json.dumps(to_json(data, all_metrics(data, None), check_data(data),
+                                         None), default=str))
 
 
 def _ctx(x: float | None) -> str:
@@ -72,7 +90,7 @@ def side_by_side(runs: list[tuple[str, dict]]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("run_dirs", type=Path, nargs="+")
+    parser.add_argument("run_dirs", nargs="+", help="run directory, or RUN+RUN pooled")
     parser.add_argument("--suite", default=None, help="suite name or path (default: the run's)")
     parser.add_argument("--label", action="append", default=[],
                         help="a column label per run, in order (default: the run directory)")
@@ -80,8 +98,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.label and len(args.label) != len(args.run_dirs):
         parser.error(f"--label given {len(args.label)} times for {len(args.run_dirs)} runs: "
                      "give one per run or none")
-    runs = [(label, report_json(d)) for label, d in
-            zip(args.label or [d.name for d in args.run_dirs], args.run_dirs, strict=True)]
+    loaded = [load(d) for d in args.run_dirs]
+    labels = args.label or [Path(d).name for d in args.run_dirs]
+    runs = [(label, report_json(d)) for label, d in zip(labels, loaded, strict=True)]
     if any(not data["tiers"] for _, data in runs):
         bare = [label for label, data in runs if not data["tiers"]]
         print(f"note: no task tiers recorded in {', '.join(bare)} (a run made before tiers, "
@@ -90,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(task_table(runs[0][1], args.suite)))
         print()
         # the tier table `edgeagent report --format md` prints
-        print("\n".join(md_table(TIER_HEADER, tier_table(load_run(args.run_dirs[0])))))
+        print("\n".join(md_table(TIER_HEADER, tier_table(loaded[0]))))
     else:
         print("\n".join(side_by_side(runs)))
     return 0

@@ -3,8 +3,10 @@ function schemas for the chat template, and a generation's native calls read as 
 
 `native`: the template renders the tools and the model writes calls in its own syntax
 (engine/tool_format.py); `text`: our JSON protocol in the system prompt (actions.py), the
-labelled fallback for a template without native tool support. `auto` picks native wherever
-the engine's template has a tool-call family.
+fallback for a template without native tool support. `auto` is the measured choice: for a
+live agent run, text (it resolved more `core` tasks than native with both registry models
+and costs fewer prompt tokens per step; docs/results.md, issue 18); for a replay, native
+wherever the template has a tool-call family (MLPerf's input lengths are native renderings).
 """
 
 from __future__ import annotations
@@ -34,8 +36,13 @@ class ToolFormat:
                 "family": self.family, "reason": self.reason}
 
 
-def resolve_tool_format(requested: str, engine: Any) -> ToolFormat:
-    """native, text or auto against what the engine's chat template supports.
+# what `auto` gives a live agent run (the replay's auto is native where the template allows)
+LIVE_AUTO_FORMAT = "text"
+
+
+def resolve_tool_format(requested: str, engine: Any, *, live: bool) -> ToolFormat:
+    """native, text or auto against what the engine's chat template supports; `live`: an
+    agent run (auto: LIVE_AUTO_FORMAT), else a replay (auto: native where possible).
 
     An endpoint without a tokenizer cannot show us its template: native is then the server's
     business (it renders `tools` and returns `tool_calls`), taken only when asked for."""
@@ -43,6 +50,11 @@ def resolve_tool_format(requested: str, engine: Any) -> ToolFormat:
     endpoint = getattr(engine, "server_kind", None) is not None
     if requested == "text":
         return ToolFormat(requested, "text", family, "asked for (--tool-format text)")
+    if requested == "auto" and live and LIVE_AUTO_FORMAT == "text" and family is not None:
+        return ToolFormat(requested, "text", family,
+                          "auto for a live run: text resolved more core tasks than native "
+                          "with the registry models (docs/results.md); --tool-format native "
+                          "for the template's own syntax")
     if family is not None:
         return ToolFormat(requested, "native", family,
                           f"the chat template speaks the {family} tool-call syntax")

@@ -115,8 +115,9 @@ def add_engine_flags(p: argparse.ArgumentParser, *, n_ctx_default: str = "",
                    help="do not constrain tool calls with a grammar")
     p.add_argument("--tool-format", choices=("auto", "native", "text"),
                    help="how tool calls are written: native (the chat template's own syntax "
-                   "and tools), text (our JSON protocol, the fallback), auto (default: "
-                   "native where the template supports tools); recorded in the run")
+                   "and tools), text (our JSON protocol in the system prompt), auto "
+                   "(default: text for a live run, the measured better one; native for a "
+                   "replay where the template supports tools); recorded in the run")
 
 
 def add_sampling_flags(p: argparse.ArgumentParser) -> None:

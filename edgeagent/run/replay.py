@@ -203,7 +203,7 @@ def execute_replay(
         config = load_config(None, {**config.to_dict(), "n_ctx": choice.n_ctx})
     model, engine = build_engine(config, progress=progress, engine_factory=engine_factory)
     try:
-        tool_format = resolve_tool_format(config.tool_format, engine)
+        tool_format = resolve_tool_format(config.tool_format, engine, live=False)
     except Exception:
         getattr(engine, "close", lambda: None)()  # the model is loaded: free it first
         raise

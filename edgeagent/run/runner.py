@@ -218,7 +218,7 @@ def execute_run(
     peak_rss_scope = reset_peak_rss()  # the run's own peak, model load included
     model, engine = build_engine(config, progress=progress, engine_factory=engine_factory)
     try:
-        tool_format = resolve_tool_format(config.tool_format, engine)
+        tool_format = resolve_tool_format(config.tool_format, engine, live=True)
     except Exception:
         getattr(engine, "close", lambda: None)()  # the model is loaded: free it first
         raise

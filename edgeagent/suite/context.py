@@ -3,8 +3,9 @@
 The oracle is replayed as if a model had produced it: each step's action is the call the
 grammar makes the model write, each observation is cut to the agent's observation budget and
 framed as prompt.observation frames it, and the whole conversation is rendered with the GGUF's
-own chat template, in the tool format `auto` gives that model (native tool calls where the
-template has a tool-call family, else the text protocol). Only the tokenizer is loaded
+own chat template, with native tool calls where the template has a tool-call family (the
+format of replay and of the issue-21 live runs; `--tool-format native`), else the text
+protocol. Only the tokenizer is loaded
 (vocab_only), so this takes a fraction of a second per task. The numbers estimate what a
 perfect agent would see; a real run re-reads, errs and retries, and usually grows larger.
 """

@@ -1,5 +1,6 @@
 """`edgeagent run --tool-format`: native tool calls through the model's own template, the
-text protocol as the labelled fallback, the format recorded in the run and its report.
+text protocol (what `auto` gives a live run, and the fallback), the format recorded in the
+run and its report.
 
 The tiny model carries Qwen2.5-Coder's template (Hermes `<tool_call>` syntax); its output is
 noise, so what is checked is the protocol around it: the system prompt, the messages the
@@ -36,15 +37,16 @@ def _trajectory(run_dir: Path) -> list[dict]:
 
 @pytest.fixture(scope="module")
 def native_run(tiny_tools_model_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    code, out, run_dir = _run(tiny_tools_model_path, tmp_path_factory.mktemp("native"))
+    code, out, run_dir = _run(tiny_tools_model_path, tmp_path_factory.mktemp("native"),
+                              "--tool-format", "native")
     assert run_dir is not None, out
     assert code in (0, 1), out  # a noise model resolves nothing; the run itself completes
     return run_dir
 
 
-def test_auto_resolves_to_native_and_is_recorded(native_run: Path) -> None:
+def test_native_is_recorded(native_run: Path) -> None:
     prov = json.loads((native_run / "provenance.json").read_text())
-    assert prov["tool_format"]["requested"] == "auto"
+    assert prov["tool_format"]["requested"] == "native"
     assert prov["tool_format"]["resolved"] == "native"
     assert prov["tool_format"]["family"] == "hermes"
     assert prov["model"]["tool_family"] == "hermes"
@@ -87,6 +89,15 @@ def test_text_format_is_the_old_protocol_and_recorded(
     assert prov["tool_format"]["family"] == "hermes"  # native was possible, text was asked
     started = next(e for e in _trajectory(run_dir) if e["type"] == "task_started")
     assert "Tools:\n" in started["system_prompt"]
+
+
+def test_auto_gives_a_live_run_text_and_says_why(tiny_tools_model_path: Path,
+                                                 tmp_path: Path) -> None:
+    code, out, run_dir = _run(tiny_tools_model_path, tmp_path)
+    assert run_dir is not None, out
+    fmt = json.loads((run_dir / "provenance.json").read_text())["tool_format"]
+    assert (fmt["requested"], fmt["resolved"], fmt["family"]) == ("auto", "text", "hermes")
+    assert "docs/results.md" in fmt["reason"] and "--tool-format native" in fmt["reason"]
 
 
 def test_a_template_without_tools_falls_back_to_text(tiny_model_path: Path, tmp_path: Path

@@ -267,7 +267,8 @@ def test_a_native_task_through_the_endpoint_counts_as_in_process(
     tools_server: str, tiny_tools_model_path: Path, tmp_path: Path
 ) -> None:
     common = ("--suite", "smoke", "--task", "fix-add", "--max-steps", "2",
-              "--max-new-tokens", "32", "--n-ctx", "4096", "--threads", "1", "--headless")
+              "--max-new-tokens", "32", "--n-ctx", "4096", "--threads", "1", "--headless",
+              "--tool-format", "native")
     code, out = _cli("run", "--endpoint", tools_server, "--tokenizer",
                      str(tiny_tools_model_path), "--out", str(tmp_path / "http"), *common)
     assert code in (0, 1), out
