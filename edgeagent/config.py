@@ -37,8 +37,9 @@ class RunConfig:
     # how tool calls are written: native (the chat template's own syntax and `tools`), text
     # (our JSON protocol in the system prompt), auto (native where the template has it)
     tool_format: str = "auto"
-    # the stuck rule (agent/stuck.py): this many repeats of the same call, or of the same
-    # cycle of 2-3 calls, with the same outcomes end a task as `stuck`; 0 disables it
+    # the stuck rule (agent/stuck.py): a task ends as `stuck` when this many steps in a row
+    # (the first one included) brought nothing new, every later one repeating a call already
+    # made with the same outcome; 0 disables it
     stuck_after: int = DEFAULT_STUCK_AFTER
     # engine (llama.cpp's context and model settings; docs/sweep.md says what each does)
     n_ctx: int = 8192

@@ -12,6 +12,6 @@ __all__, __getattr__ = lazy_exports(__name__, {
     "native": ("LIVE_AUTO_FORMAT", "ToolFormat", "native_action", "native_constraint",
                "openai_tools", "resolve_tool_format"),
     "prompt": ("issue_reminder", "observation", "system_prompt", "task_prompt"),
-    "stuck": ("DEFAULT_STUCK_AFTER", "MAX_PERIOD", "RepeatCounter", "first_stuck_step", "is_stuck",
+    "stuck": ("DEFAULT_STUCK_AFTER", "RepeatCounter", "first_stuck_step", "is_stuck",
               "stuck_reason"),
 })

@@ -156,7 +156,7 @@ def run_agent(
             return LoopResult("submitted", step + 1, context)
         if is_stuck(repeats, limits.stuck_after):
             return LoopResult("stuck", step + 1, context,
-                              stuck_reason(repeats, repeat_counter.period))
+                              stuck_reason(repeats))
         if consecutive_format_errors >= limits.max_format_errors:
             return LoopResult(
                 "format_errors", step + 1, context,

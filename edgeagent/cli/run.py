@@ -43,8 +43,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-new-tokens", type=int, help="generation budget per step")
     p.add_argument("--wall-s", type=float, help="wall-time limit per task, seconds")
     p.add_argument("--stuck-after", type=int, metavar="N",
-                   help="end a task as `stuck` after N repeats of the same call, or of the "
-                   "same cycle of 2-3 calls, with the same outcomes (default 4; 0 disables)")
+                   help="end a task as `stuck` when N-1 steps in a row repeat calls already "
+                   "made, with the same outcomes (default 4; 0 disables)")
     add_engine_flags(p)
     add_sampling_flags(p)
     add_meter_flags(p)

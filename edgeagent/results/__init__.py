@@ -1,6 +1,6 @@
-"""What a run directory says: the SQLite store (WAL, crash-safe, resumable), metrics and
-percentiles, the validity check, report formats and plots, tasks per tier, the cost of stuck
-trajectories, and the comparison of runs."""
+"""What a run directory says: the SQLite store (WAL, crash-safe, resumable), metrics,
+percentiles and intervals, the validity check, report formats and plots, tasks per tier, the
+cost of stuck trajectories, and the comparison of runs."""
 
 from ..exports import lazy_exports
 
@@ -8,6 +8,7 @@ __all__, __getattr__ = lazy_exports(__name__, {
     "bandwidth": ("Bandwidth", "measure_bandwidth"),
     "compare": ("compare_dirs", "compare_runs"),
     "formats": ("FORMATS", "fmt_metric", "md_table", "render"),
+    "interval": ("wilson_interval",),
     "metrics": ("load_run", "metrics_by_key", "roofline_metrics", "run_metrics",
                 "step_metrics", "task_rows"),
     "percentiles": ("binomial_cdf", "early_stopping_bound", "min_samples_for_bound",

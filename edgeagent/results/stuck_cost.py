@@ -1,5 +1,6 @@
-"""What stuck trajectories cost: the steps and seconds a task spent after its N-th
-repeat of one call, or of one cycle of calls (the stuck rule, agent/stuck.py).
+"""What stuck trajectories cost: the steps and seconds a task spent after its stuck point,
+the step whose count reached N (N-1 steps in a row repeating calls already made with the
+same outcomes; the stuck rule, agent/stuck.py).
 
 In a run with the rule on, a stuck task ends at that step and the cost after it is zero;
 in a run made with the rule off (`--stuck-after 0`), the same count says what the rule
@@ -23,7 +24,7 @@ class StuckCost:
     rule_on: bool  # the run ended tasks by the rule
     recorded: bool  # the run's steps carry `repeats` (made after the rule existed)
     tasks_stuck: int  # tasks the run ended as `stuck`
-    trajectories_reaching: int  # trajectories that repeated a call or cycle N times
+    trajectories_reaching: int  # trajectories that reached the stuck point
     steps_after: int  # steps after the N-th repeat, over all trajectories
     seconds_after: float
     steps_total: int
@@ -66,9 +67,9 @@ def stuck_metrics(data: RunData) -> list[Metric]:
     why = None if c.recorded else "the run records no repeats (made before the stuck rule)"
     return [
         Metric("tasks_stuck", "tasks ended as stuck", c.tasks_stuck, "tasks"),
-        Metric("stuck_excess_steps", f"steps after {c.stuck_after} repeats of a call or cycle",
+        Metric("stuck_excess_steps", f"steps after the stuck point (N={c.stuck_after})",
                c.steps_after if c.recorded else None, "steps", why, higher_is_better=False),
-        Metric("stuck_excess_s", f"seconds after {c.stuck_after} repeats of a call or cycle",
+        Metric("stuck_excess_s", f"seconds after the stuck point (N={c.stuck_after})",
                c.seconds_after if c.recorded else None, "s", why, higher_is_better=False),
     ]
 
@@ -83,9 +84,10 @@ def stuck_lines(data: RunData) -> list[str]:
              f"{c.seconds_after:.1f} of {c.seconds_total:.1f} s)" if c.steps_total else "")
     if c.rule_on:
         return [f"stuck: {c.tasks_stuck} tasks ended by the stuck rule (after "
-                f"{c.stuck_after} repeats of the same call, or cycle of calls, with the same "
+                f"{c.stuck_after - 1} steps in a row repeating calls already made, with the same "
                 "outcomes)"]
     return [f"stuck: rule off in this run; {c.trajectories_reaching} trajectories reached "
-            f"{c.stuck_after} repeats of a call or cycle and spent {c.steps_after} steps, "
+            f"{c.stuck_after - 1} steps in a row repeating calls already made and spent "
+            f"{c.steps_after} steps, "
             f"{c.seconds_after:.1f} s after it{share}: what the rule (N={c.stuck_after}) "
             "would have saved"]

@@ -1,8 +1,8 @@
 """The stuck rule through the real runner (sandbox, store) with a scripted engine: a task
-ends as `stuck` at the N-th consecutive identical call with the same outcome, not before; a
-different outcome (or a different call) starts the count again; a cycle of two or three
-calls repeated N times with the same outcomes is stuck too; 0 disables the rule, and the
-report then says what the rule would have saved."""
+ends as `stuck` when N-1 steps in a row repeated calls already made with the same outcomes
+(N identical calls, or a cycle of any length come round), not before; a new call or a new
+outcome starts the count again; 0 disables the rule, and the report then says what the rule
+would have saved."""
 
 from __future__ import annotations
 
@@ -82,29 +82,30 @@ def test_identical_failing_calls_count_whatever_their_output(tiny_model_path: Pa
     assert repeats == [1, 2, 3, 4]
 
 
-def test_a_two_call_cycle_ends_the_task_after_n_cycles(tiny_model_path: Path,
+def test_a_two_call_cycle_is_stuck_once_it_comes_round(tiny_model_path: Path,
                                                         tmp_path: Path) -> None:
     # read, failing edit, read, failing edit, ...: no call repeats the one before it
     task, repeats = _run(tmp_path, tiny_model_path, [READ, EDIT_MISS] * 5, stuck_after=3)
     assert task["termination"] == "stuck"
-    assert task["steps"] == 6
-    assert repeats == [1, 1, 1, 2, 2, 3]
+    assert task["steps"] == 4
+    assert repeats == [1, 1, 2, 3]
 
 
-def test_a_three_call_cycle_is_counted(tiny_model_path: Path, tmp_path: Path) -> None:
-    task, repeats = _run(tmp_path, tiny_model_path, [READ, EDIT_MISS, COUNT_FAIL] * 4,
-                         stuck_after=2, max_steps=10)
+def test_a_long_cycle_is_stuck_too(tiny_model_path: Path, tmp_path: Path) -> None:
+    # five different commands, then the same five again: each known by its second round
+    echo = [{"name": "run", "arguments": {"command": f"echo {k}"}} for k in range(5)]
+    task, repeats = _run(tmp_path, tiny_model_path, echo * 3, stuck_after=3, max_steps=12)
     assert task["termination"] == "stuck"
-    assert repeats == [1, 1, 1, 1, 1, 2]
+    assert repeats == [1, 1, 1, 1, 1, 2, 3]
 
 
 def test_a_cycle_whose_outcome_changes_is_not_stuck(tiny_model_path: Path,
                                                     tmp_path: Path) -> None:
-    # the read's output is the same each time, but COUNT's grows: the cycle makes progress
+    # the read's output is the same each time, but COUNT's grows: every other step is new
     task, repeats = _run(tmp_path, tiny_model_path, [READ, COUNT] * 5, stuck_after=3,
                          max_steps=8)
     assert task["termination"] == "max_steps"
-    assert max(repeats) == 1
+    assert repeats == [1, 1, 2, 1, 2, 1, 2, 1]
 
 
 def test_zero_disables_the_rule_and_the_report_counts_what_it_would_save(
@@ -115,7 +116,7 @@ def test_zero_disables_the_rule_and_the_report_counts_what_it_would_save(
     assert repeats == [1, 2, 3, 4, 5, 6, 7]
     assert main(["report", str(task["run_dir"]), "--format", "json"]) == 0
     metrics = json.loads(capsys.readouterr().out)["metrics"]
-    # the default N is 4: steps 5, 6 and 7 came after the 4th identical call
+    # the default N is 4: steps 5, 6 and 7 came after the stuck point (the 4th identical call)
     assert metrics["stuck_excess_steps"]["value"] == 3
     assert metrics["stuck_excess_s"]["value"] > 0
     assert metrics["tasks_stuck"]["value"] == 0
