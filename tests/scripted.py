@@ -13,6 +13,10 @@ class ScriptedEngine:
     """Answers each generate() call with `answer(call_number, messages)`: (text, finish)."""
 
     n_ctx = 8192
+    # the token accounting of every generation (prefill = context - reused)
+    context_tokens = 300
+    reused_tokens = 290
+    decoded_tokens = 5
 
     def __init__(self) -> None:
         self.calls = 0
@@ -31,7 +35,10 @@ class ScriptedEngine:
 
     def generate(self, messages: list[Message], *, max_tokens: int, grammar=None,
                  max_context_tokens=None) -> Generation:
+        t0 = time.monotonic_ns()
         text, finish = self.answer(self.calls, messages)
         self.calls += 1
-        t = time.monotonic_ns()
-        return Generation(text, (), finish, 300, 290, 10, 5, t, t, t, t, (t,))
+        t1 = time.monotonic_ns()
+        return Generation(text, (), finish, self.context_tokens, self.reused_tokens,
+                          self.context_tokens - self.reused_tokens, self.decoded_tokens,
+                          t0, t0, t1, t1, (t1,))

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from pathlib import Path
 
 import pytest
 from integrity_cases import FORGERIES, SECRETS, answer_reads, make_suite
+from scripted import ScriptedEngine
 
 from edgeagent.config import load_config
-from edgeagent.engine.base import Generation, Message
+from edgeagent.engine.base import Message
 from edgeagent.results.store import open_run_db
 from edgeagent.run import execute_run
 from edgeagent.sandbox.tools import Toolbox
@@ -42,30 +42,24 @@ def _script(suite: Path, out: Path) -> list[dict]:
     return [{"name": name, "arguments": args} for name, args in calls]
 
 
-class HostileEngine:
+class HostileEngine(ScriptedEngine):
     n_ctx = 32768
+    context_tokens, reused_tokens, decoded_tokens = 600, 590, 8
 
     def __init__(self, script: list[dict]) -> None:
+        super().__init__()
         self.script = script
         self.position = 0
 
     def provenance(self) -> dict:
         return {"engine": "scripted-hostile-agent"}
 
-    def count_tokens(self, text: str) -> int:
-        return len(text) // 4
-
-    def truncate_to_tokens(self, text: str, max_tokens: int) -> str:
-        return text[: max_tokens * 4]
-
-    def generate(self, messages: list[Message], *, max_tokens: int, grammar=None,
-                 max_context_tokens=None) -> Generation:
+    def answer(self, call: int, messages: list[Message]) -> tuple[str, str]:
         if len(messages) <= 2:  # a new task: the script starts again
             self.position = 0
         action = self.script[min(self.position, len(self.script) - 1)]
         self.position += 1
-        t = time.monotonic_ns()
-        return Generation(json.dumps(action), (), "stop", 600, 590, 10, 8, t, t, t, t, (t,))
+        return json.dumps(action), "stop"
 
 
 def test_hostile_agent_whole_run(

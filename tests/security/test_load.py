@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import psutil
+from scripted import ScriptedEngine
 
 from edgeagent.config import load_config
 from edgeagent.engine.base import Generation, Message
@@ -28,33 +29,20 @@ CYCLE = [
 ]
 
 
-class ScriptedEngine:
-    n_ctx = 8192
-
-    def __init__(self) -> None:
-        self.calls = 0
+class CycleEngine(ScriptedEngine):
+    # a constant context: the load is the run's bookkeeping, not a growing prompt
+    context_tokens, reused_tokens, decoded_tokens = 600, 590, 8
 
     def provenance(self) -> dict:
         return {"engine": "scripted-load-test"}
 
-    def count_tokens(self, text: str) -> int:
-        return len(text) // 4
-
-    def truncate_to_tokens(self, text: str, max_tokens: int) -> str:
-        return text[: max_tokens * 4]
-
-    def generate(self, messages: list[Message], *, max_tokens: int, grammar=None,
-                 max_context_tokens=None) -> Generation:
-        t0 = time.monotonic_ns()
-        self.calls += 1
-        if self.calls % 20 == 0:  # every 20th step runs a sandboxed command
+    def answer(self, call: int, messages: list[Message]) -> tuple[str, str]:
+        step = call + 1
+        if step % 20 == 0:  # every 20th step runs a sandboxed command
             action = {"name": "run", "arguments": {"command": "echo step"}}
         else:
-            action = CYCLE[self.calls % len(CYCLE)]
-        t1 = time.monotonic_ns()
-        # a constant context: the load is the run's bookkeeping, not a growing prompt
-        return Generation(json.dumps(action), (), "stop", 600, 590, 10, 8, t0, t0, t1, t1,
-                          (t1,))
+            action = CYCLE[step % len(CYCLE)]
+        return json.dumps(action), "stop"
 
 
 class Probe:
@@ -93,7 +81,7 @@ def test_200_steps_keep_memory_flat_and_store_linear(
         "stuck_after": 0,
     })
     probe = Probe([])
-    engine = ScriptedEngine()
+    engine = CycleEngine()
     t0 = time.monotonic()
     result = execute_run(config, sinks=[probe], engine_factory=lambda p, c: engine,
                          progress=False)
@@ -146,7 +134,7 @@ def _four_hour_dataset(path: Path) -> None:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
 
 
-class ReplayEngine(ScriptedEngine):
+class ReplayEngine(CycleEngine):
     def generate(self, messages: list[Message], *, max_tokens: int, grammar=None,
                  max_context_tokens=None, on_token=None) -> Generation:
         t0 = time.monotonic_ns()
