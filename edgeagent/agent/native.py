@@ -36,13 +36,10 @@ class ToolFormat:
                 "family": self.family, "reason": self.reason}
 
 
-# what `auto` gives a live agent run (the replay's auto is native where the template allows)
-LIVE_AUTO_FORMAT = "text"
-
-
 def resolve_tool_format(requested: str, engine: Any, *, live: bool) -> ToolFormat:
     """native, text or auto against what the engine's chat template supports; `live`: an
-    agent run (auto: LIVE_AUTO_FORMAT), else a replay (auto: native where possible).
+    agent run (auto: text, the measured better one), else a replay (auto: native where
+    possible).
 
     An endpoint without a tokenizer cannot show us its template: native is then the server's
     business (it renders `tools` and returns `tool_calls`), taken only when asked for."""
@@ -50,7 +47,7 @@ def resolve_tool_format(requested: str, engine: Any, *, live: bool) -> ToolForma
     endpoint = getattr(engine, "server_kind", None) is not None
     if requested == "text":
         return ToolFormat(requested, "text", family, "asked for (--tool-format text)")
-    if requested == "auto" and live and LIVE_AUTO_FORMAT == "text" and family is not None:
+    if requested == "auto" and live and family is not None:
         return ToolFormat(requested, "text", family,
                           "auto for a live run: text resolved more core tasks than native "
                           "with the registry models (docs/results.md); --tool-format native "

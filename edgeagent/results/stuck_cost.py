@@ -25,7 +25,7 @@ class StuckCost:
     recorded: bool  # the run's steps carry `repeats` (made after the rule existed)
     tasks_stuck: int  # tasks the run ended as `stuck`
     trajectories_reaching: int  # trajectories that reached the stuck point
-    steps_after: int  # steps after the N-th repeat, over all trajectories
+    steps_after: int  # steps after the stuck point, over all trajectories
     seconds_after: float
     steps_total: int
     seconds_total: float  # task wall time, all tasks
