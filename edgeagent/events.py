@@ -141,6 +141,8 @@ class TaskRecord:
     retrieval_calls: int = 0
     retrieval_index_ms: float | None = None
     energy_retrieval_j: float | None = None
+    # why the loop ended this way, where it says (stuck: the repeats; wall_timeout: the limit)
+    termination_detail: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

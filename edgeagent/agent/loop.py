@@ -162,7 +162,8 @@ def run_agent(
                 "format_errors", step + 1, context,
                 f"{consecutive_format_errors} consecutive format errors",
             )
-    return LoopResult("max_steps", limits.max_steps, context)
+    return LoopResult("max_steps", limits.max_steps, context,
+                      f"the step limit, {limits.max_steps} steps")
 
 
 def _accepts_on_token(engine: Engine) -> bool:

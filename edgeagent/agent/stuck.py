@@ -70,5 +70,7 @@ def first_stuck_step(repeats: list[int | None], stuck_after: int) -> int | None:
 
 def stuck_reason(repeats: int) -> str:
     """The termination detail of a task the rule ended."""
+    if repeats == 2:
+        return "the step repeated a call already made, with the same outcome"
     return (f"{repeats - 1} steps in a row repeated calls already made, with the same "
             "outcomes")

@@ -429,7 +429,9 @@ def task_rows(data: RunData) -> list[dict[str, Any]]:
                  if s["task_id"] == t["task_id"] and s["attempt"] == t["attempt"]]
         out.append({
             "task_id": t["task_id"], "attempt": t["attempt"], "outcome": t["outcome"],
-            "termination": t["termination"], "steps": t["steps"], "wall_s": t["wall_ms"] / 1000,
+            "termination": t["termination"],
+            "termination_detail": t.get("termination_detail"),
+            "steps": t["steps"], "wall_s": t["wall_ms"] / 1000,
             "context_tokens_final": t["context_tokens_final"],
             "prefill_tokens": t["prefill_tokens"], "decoded_tokens": t["decoded_tokens"],
             "reused_tokens": t["reused_tokens"], "energy_j": t.get("energy_j"),

@@ -123,6 +123,7 @@ def render_report(run_dir: Path) -> str:
         f"{_ms_s(total['decode']):>6}s {_pct(total['decode'], total['wall'])} "
         f"{_ms_s(total['tool']):>6}s {_pct(total['tool'], total['wall'])}"
     )
+    lines += _termination_lines(tasks)
     lines.append("")
     rate = lambda tok, ms: f"{tok / (ms / 1000):.1f} tok/s" if ms else "-"  # noqa: E731
     lines.append(
@@ -142,6 +143,17 @@ def render_report(run_dir: Path) -> str:
     lines.append(f"format errors: {fmt}")
     lines += _energy_lines(run, prov, tasks, phase_rows)
     return "\n".join(lines)
+
+
+def _termination_lines(tasks: list) -> list[str]:
+    """Why each task that says so ended as it did (the stuck rule's repeats, the limit hit);
+    a run from before the column has none."""
+    details = [(t["task_id"], t["termination"], t["termination_detail"]) for t in tasks
+               if "termination_detail" in t.keys() and t["termination_detail"]]
+    if not details:
+        return []
+    return ["why tasks ended:"] + [f"  {task_id:<14} {termination}: {detail[:160]}"
+                                   for task_id, termination, detail in details]
 
 
 def _energy_lines(run, prov: dict, tasks: list, phases) -> list[str]:

@@ -22,7 +22,7 @@ from ..errors import StoreError
 from ..events import TaskRecord
 from .store import open_run_db
 
-_TASK_FIELDS = [f.name for f in dataclasses.fields(TaskRecord)]
+_TASK_FIELDS = {f.name for f in dataclasses.fields(TaskRecord)}
 
 
 @dataclass(frozen=True)
@@ -65,8 +65,9 @@ def plan_resume(run_dir: Path) -> ResumePlan:
         done: dict[str, TaskRecord] = {}
         last_attempt: dict[str, int] = {}
         interrupted: list[tuple[str, int]] = []
-        for row in db.execute(f"SELECT {', '.join(_TASK_FIELDS)} FROM tasks"):
-            record = TaskRecord(**{k: row[k] for k in _TASK_FIELDS})
+        # SELECT *: a run from before a task column has none (the record's default then)
+        for row in db.execute("SELECT * FROM tasks"):
+            record = TaskRecord(**{k: row[k] for k in row.keys() if k in _TASK_FIELDS})
             last_attempt[record.task_id] = max(last_attempt.get(record.task_id, -1),
                                                record.attempt)
             if record.termination != "interrupted":

@@ -154,6 +154,10 @@ class RunStore:
         for column, kind in RUN_COLUMNS_ADDED:
             if column not in run_cols:  # a run directory from before the column
                 self.db.execute(f"ALTER TABLE runs ADD COLUMN {column} {kind}")
+        task_cols = {r[1] for r in self.db.execute("PRAGMA table_info(tasks)")}
+        for name in TASK_COLUMNS:  # a resumed run from before a task column existed
+            if name not in task_cols:
+                self.db.execute(f"ALTER TABLE tasks ADD COLUMN {name}")
         step_cols = {r[1] for r in self.db.execute("PRAGMA table_info(steps)")}
         for name, kind in STEP_COLUMNS:  # a resumed run from before a step column existed
             if name not in step_cols:

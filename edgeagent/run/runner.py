@@ -98,6 +98,7 @@ def _task_record(
         energy_null_reason=reason,
         grading_output=graded.output[-4000:] if graded else "not graded: " + loop.termination,
         error=error,
+        termination_detail=loop.detail,
         energy_prefill_j=phase_joules(steps, "prefill"),
         energy_decode_j=phase_joules(steps, "decode"),
         energy_tool_j=phase_joules(steps, "tool"),

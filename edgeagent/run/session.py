@@ -184,7 +184,7 @@ class RunSession:
             context_tokens_final=max((s.context_tokens for s in steps), default=0),
             **step_totals(steps), energy_j=None,
             energy_null_reason="the task did not finish", grading_output="not graded: " + why,
-            error=why,
+            error=why, termination_detail=why,
         )
         with contextlib.suppress(StoreError):  # the store may be what failed (disk full)
             self.store.emit(record)

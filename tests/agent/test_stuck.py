@@ -132,6 +132,13 @@ def test_stuck_is_reported_by_report_and_check(tiny_model_path: Path, tmp_path: 
     out = capsys.readouterr().out
     assert "stuck" in out.split("fix-add", 1)[1].splitlines()[0]  # the task's row
     assert "1 tasks ended by the stuck rule" in out
+    # the rule's reason is stored with the task, so the report says why, not only that
+    why = out.split("why tasks ended:", 1)[1].splitlines()[1]
+    assert why.split() [:2] == ["fix-add", "stuck:"]
+    assert "repeated a call already made, with the same outcome" in why
+    assert main(["report", run_dir, "--format", "json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)["tasks"]
+    assert row["termination_detail"] == task["termination_detail"] != None  # noqa: E711
     main(["check", run_dir])
     assert "terminations: stuck 1" in capsys.readouterr().out
 

@@ -193,6 +193,40 @@ def test_ctrl_c_then_resume_keeps_one_record_per_task(
     reliability("resume", interrupt_resumes=1, steps_lost=len(before - after))
 
 
+def test_a_run_from_before_a_task_column_resumes(tiny_model_path: Path, tmp_path: Path) -> None:
+    """A run directory written before `termination_detail` existed (the column dropped
+    here) resumes: its kept records are read, the column is added, and the tasks run after
+    the resume store their detail."""
+    from edgeagent.config import load_config
+    from edgeagent.results.report import render_report
+    from edgeagent.run import execute_run
+
+    config = load_config(None, {"model": str(tiny_model_path), "out": str(tmp_path / "runs"),
+                                "max_steps": 2})
+    engine = _ListingEngine()
+    first = execute_run(config, engine_factory=lambda p, c: engine, progress=False,
+                        stop_requested=lambda: engine.calls >= 3)
+    db = sqlite3.connect(first.run_dir / "run.db")
+    db.execute("ALTER TABLE tasks DROP COLUMN termination_detail")
+    db.commit()
+    db.close()
+    second = execute_run(config, engine_factory=lambda p, c: _ListingEngine(), progress=False,
+                         resume_dir=first.run_dir)
+    assert second.status == "complete"
+    db = open_run_db(first.run_dir)
+    try:
+        rows = db.execute("SELECT task_id, termination, termination_detail FROM tasks"
+                          " WHERE termination != 'interrupted' ORDER BY task_id").fetchall()
+    finally:
+        db.close()
+    # fix-add finished before the resume (no detail then); the other two ran after it
+    assert [tuple(r) for r in rows] == [("fix-add", "max_steps", None),
+                                        ("fix-shout", "max_steps", "the step limit, 2 steps"),
+                                        ("fix-sum-to", "max_steps", "the step limit, 2 steps")]
+    report = render_report(first.run_dir)
+    assert "[complete]" in report and "fix-sum-to     max_steps: the step limit" in report
+
+
 def test_a_resumed_run_counts_only_the_attempts_it_kept(
     tiny_model_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
