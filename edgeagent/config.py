@@ -35,7 +35,8 @@ class RunConfig:
     observation_tokens: int = 1024
     grammar: bool = True
     # how tool calls are written: native (the chat template's own syntax and `tools`), text
-    # (our JSON protocol in the system prompt), auto (native where the template has it)
+    # (our JSON protocol in the system prompt), auto (text for a live run, the measured
+    # better one; native for a replay where the template has it: agent/native.py)
     tool_format: str = "auto"
     # the stuck rule (agent/stuck.py): a task ends as `stuck` when this many steps in a row
     # (the first one included) brought nothing new, every later one repeating a call already

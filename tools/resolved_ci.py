@@ -22,17 +22,13 @@ sys.path.insert(0, str(ROOT))
 from edgeagent.errors import UserError  # noqa: E402
 from edgeagent.results.interval import wilson_interval  # noqa: E402
 from edgeagent.results.metrics import RunData, load_run  # noqa: E402
-from edgeagent.results.tiers import NO_TIER, task_tiers  # noqa: E402
+from edgeagent.results.tiers import tasks_by_tier  # noqa: E402
 
 
 def _tier_counts(data: RunData) -> dict[str, tuple[int, int]]:
-    tiers = task_tiers(data)
-    out: dict[str, list[int]] = {}
-    for t in data.tasks:
-        row = out.setdefault(tiers.get(t["task_id"]) or NO_TIER, [0, 0])
-        row[0] += t["outcome"] == "resolved"
-        row[1] += 1
-    return {k: (v[0], v[1]) for k, v in out.items()}
+    """Tier -> (resolved, attempted)."""
+    return {tier: (sum(t["outcome"] == "resolved" for t in tasks), len(tasks))
+            for tier, tasks in tasks_by_tier(data).items()}
 
 
 def _sampler(data: RunData) -> str:

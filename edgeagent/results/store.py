@@ -11,6 +11,7 @@ import json
 import os
 import sqlite3
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -150,22 +151,21 @@ class RunStore:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=FULL")
         self.db.executescript(_schema_sql())
-        run_cols = {r[1] for r in self.db.execute("PRAGMA table_info(runs)")}
-        for column, kind in RUN_COLUMNS_ADDED:
-            if column not in run_cols:  # a run directory from before the column
-                self.db.execute(f"ALTER TABLE runs ADD COLUMN {column} {kind}")
-        task_cols = {r[1] for r in self.db.execute("PRAGMA table_info(tasks)")}
-        for name in TASK_COLUMNS:  # a resumed run from before a task column existed
-            if name not in task_cols:
-                self.db.execute(f"ALTER TABLE tasks ADD COLUMN {name}")
-        step_cols = {r[1] for r in self.db.execute("PRAGMA table_info(steps)")}
-        for name, kind in STEP_COLUMNS:  # a resumed run from before a step column existed
-            if name not in step_cols:
-                self.db.execute(f"ALTER TABLE steps ADD COLUMN {name} {kind}")
+        # a resumed run directory from before a column existed gets it (empty in old rows)
+        self._add_missing_columns("runs", RUN_COLUMNS_ADDED)
+        self._add_missing_columns("tasks", [(name, "") for name in TASK_COLUMNS])
+        self._add_missing_columns("steps", STEP_COLUMNS)
         if not self.db.execute("SELECT version FROM schema_version").fetchone():
             self.db.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
         self._run_id: str | None = None
         self._write_error: BaseException | None = None
+
+    def _add_missing_columns(self, table: str, columns: Sequence[tuple[str, str]]) -> None:
+        """ALTER TABLE for each (name, type) the table lacks; type "" leaves it untyped."""
+        have = {r[1] for r in self.db.execute(f"PRAGMA table_info({table})")}
+        for name, kind in columns:
+            if name not in have:
+                self.db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}".rstrip())
 
     # -- trajectory ---------------------------------------------------------------------
     def _append(self, task_id: str, record: dict[str, Any]) -> None:

@@ -76,15 +76,22 @@ def tier_row(tier: str, tasks: Sequence[dict[str, Any]],
     )
 
 
-def tier_rows(data: RunData) -> list[TierRow]:
-    """easy, medium, hard, their graded total, guided, then tasks without a tier; a row only
-    where the run has such tasks. [] when the run recorded no tiers."""
+def tasks_by_tier(data: RunData) -> dict[str, list[dict[str, Any]]]:
+    """Tier -> the run's task rows in it, by the tiers the run recorded (NO_TIER for a task
+    it recorded none for)."""
     tiers = task_tiers(data)
-    if not tiers:
-        return []
     groups: dict[str, list[dict[str, Any]]] = {}
     for t in data.tasks:
         groups.setdefault(tiers.get(t["task_id"]) or NO_TIER, []).append(t)
+    return groups
+
+
+def tier_rows(data: RunData) -> list[TierRow]:
+    """easy, medium, hard, their graded total, guided, then tasks without a tier; a row only
+    where the run has such tasks. [] when the run recorded no tiers."""
+    if not task_tiers(data):
+        return []
+    groups = tasks_by_tier(data)
     errors = format_errors_by_attempt(data.steps)
     rows = [tier_row(tier, groups[tier], errors) for tier in GRADED_TIERS if tier in groups]
     graded = [t for tier in GRADED_TIERS for t in groups.get(tier, [])]
