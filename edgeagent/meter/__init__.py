@@ -12,5 +12,6 @@ __all__, __getattr__ = lazy_exports(__name__, {
                "attribute_energy", "counter_delta", "integrate_power", "is_energy_counter",
                "read_source"),
     "host": ("HostReader",),
-    "sampler": ("Sample", "Sampler"),
+    "sample": ("Sample",),
+    "sampler": ("Sampler",),
 })

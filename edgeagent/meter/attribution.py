@@ -19,7 +19,8 @@ from ..events import (
     TaskStarted,
 )
 from .energy import DEFAULT_MAX_GAP_NS, NO_SOURCE, attribute_energy
-from .sampler import Sample, Sampler
+from .sample import Sample
+from .sampler import Sampler
 from .sources import Total
 
 

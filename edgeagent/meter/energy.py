@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from edgeagent.events import PhaseEnergy
 
 if TYPE_CHECKING:
-    from edgeagent.meter.sampler import Sample
+    from edgeagent.meter.sample import Sample
 
 NO_SOURCE = "no power source found"
 

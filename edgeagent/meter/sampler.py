@@ -13,33 +13,12 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import NamedTuple
 
 from edgeagent.events import PhaseEnergy
 from edgeagent.meter.energy import Source, attribute_energy, is_energy_counter, read_source
 from edgeagent.meter.host import HostReader
+from edgeagent.meter.sample import Sample
 from edgeagent.meter.sources.reading import KEPT
-
-
-class Sample(NamedTuple):
-    """One reading of everything, taken at t_ns (time.monotonic_ns).
-
-    A named tuple, immutable like a frozen dataclass but built several times faster: one is
-    made 20 times a second on the sampler's budget.
-    """
-
-    t_ns: int
-    # This process only (not its child processes, e.g. the sandboxed tool commands), since
-    # the previous sample, in percent of one logical CPU: it can exceed 100 with threads.
-    cpu_percent: float | None
-    rss_bytes: int | None
-    # The first source's power in watts (for a counter: derived from the previous sample).
-    power_w: float | None
-    temp_c: float | None  # hottest hwmon or thermal-zone sensor
-    # (source name, value) for every source: watts, or cumulative joules for a counter.
-    readings: tuple[tuple[str, float | None], ...] = ()
-    cpu_mhz: float | None = None  # current CPU clock where the OS exposes it
-    gpu_mhz: float | None = None  # current GPU clock (Jetson devfreq, amdgpu) where exposed
 
 
 @dataclass(frozen=True)

@@ -188,17 +188,7 @@ def main(argv: list[str]) -> int:
     fds = {b: os.open(b, os.O_PATH) for b in tops + late if not os.path.islink(b)}
     root = "/tmp"  # the new root: a tmpfs over the old /tmp, which nothing below needs
     _mount("edgeagent-root", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=755")
-    for path in tops:
-        target = root + path
-        os.makedirs(os.path.dirname(target), exist_ok=True)
-        if os.path.islink(path):
-            os.symlink(os.readlink(path), target)
-        elif os.path.isdir(path):
-            os.mkdir(target)
-            _bind_fd(fds[path], target)
-        else:
-            open(target, "w").close()
-            _bind_fd(fds[path], target, recursive=False)
+    _bind_tops(root, tops, fds)
     _make_dev(root)
     _make_proc(root)
     for d in ("/tmp", "/var/tmp", ws):
@@ -234,6 +224,22 @@ def main(argv: list[str]) -> int:
         return _init(shell, command)
     os.execv(shell, [shell, "-c", command])
     return CANNOT_CONFINE  # not reached
+
+
+def _bind_tops(root: str, tops: list[str], fds: dict[str, int]) -> None:
+    """Each outermost bind at the same path under the new root (read-only comes later); a
+    symlink is recreated as one, a file is bound over an empty file."""
+    for path in tops:
+        target = root + path
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        if os.path.islink(path):
+            os.symlink(os.readlink(path), target)
+        elif os.path.isdir(path):
+            os.mkdir(target)
+            _bind_fd(fds[path], target)
+        else:
+            open(target, "w").close()
+            _bind_fd(fds[path], target, recursive=False)
 
 
 PR_CAPBSET_DROP = 24

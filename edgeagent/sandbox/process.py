@@ -717,26 +717,7 @@ def run_command(
     if disk is not None:
         disk.start()
     start = time.monotonic()
-    try:
-        proc = subprocess.Popen(
-            argv,
-            cwd=cwd,
-            env=scrubbed_env(cwd),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-            preexec_fn=functools.partial(
-                _apply_rlimits, _rlimit_table(limits),
-                tuple(cgroup.procs_fds) if cgroup else ()
-            ),
-            close_fds=True,
-            pass_fds=pass_fds,
-        )
-    except BaseException:
-        if cgroup is not None:
-            cgroup.remove()
-        raise
+    proc = _spawn(argv, cwd, limits, cgroup, pass_fds)
     assert proc.stdout is not None
     fd = proc.stdout.fileno()
     timed_out = True
@@ -755,17 +736,7 @@ def run_command(
             if cgroup is not None:
                 cgroup.remove()
     wall_ms = (time.monotonic() - start) * 1000.0
-    code = proc.returncode
-    limit_hit = None
-    if disk is not None and disk.over is not None:
-        limit_hit = disk.over.format(killed=" and was killed")
-        code, timed_out = -signal.SIGKILL, False
-    elif disk is not None and disk.check(time.monotonic(), final=True):
-        # over the limit between two polls: the command finished first; said all the same
-        limit_hit = disk.over.format(killed="")
-    elif oom:
-        limit_hit = (f"the command's processes used more than {_mb(limits.memory_bytes)} of "
-                     "memory together (the limit per command); the kernel killed one")
+    limit_hit, code, timed_out = _limit_hit(disk, oom, limits, proc.returncode, timed_out)
     exit_code = None if timed_out else (128 - code if code < 0 else code)
     return CommandResult(
         exit_code=exit_code,
@@ -776,3 +747,47 @@ def run_command(
         wall_ms=wall_ms,
         limit_hit=limit_hit,
     )
+
+
+def _spawn(
+    argv: list[str], cwd: Path, limits: ProcessLimits, cgroup: _CommandCgroup | None,
+    pass_fds: tuple[int, ...],
+) -> subprocess.Popen[bytes]:
+    """Start the command in its own session, rlimits and cgroup applied before exec; the
+    cgroup is removed again if it cannot start."""
+    try:
+        return subprocess.Popen(
+            argv,
+            cwd=cwd,
+            env=scrubbed_env(cwd),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            preexec_fn=functools.partial(
+                _apply_rlimits, _rlimit_table(limits),
+                tuple(cgroup.procs_fds) if cgroup else ()
+            ),
+            close_fds=True,
+            pass_fds=pass_fds,
+        )
+    except BaseException:
+        if cgroup is not None:
+            cgroup.remove()
+        raise
+
+
+def _limit_hit(
+    disk: _DiskWatch | None, oom: bool, limits: ProcessLimits, code: int, timed_out: bool
+) -> tuple[str | None, int, bool]:
+    """Which limit ended the command, as one line for the agent (None: none did), with the
+    exit code and timeout flag that follow: a disk kill reads as SIGKILL, not a timeout."""
+    if disk is not None and disk.over is not None:
+        return disk.over.format(killed=" and was killed"), -signal.SIGKILL, False
+    if disk is not None and disk.check(time.monotonic(), final=True):
+        # over the limit between two polls: the command finished first; said all the same
+        return disk.over.format(killed=""), code, timed_out
+    if oom:
+        return (f"the command's processes used more than {_mb(limits.memory_bytes)} of "
+                "memory together (the limit per command); the kernel killed one"), code, timed_out
+    return None, code, timed_out

@@ -197,103 +197,159 @@ def remove_tree(top: Path) -> list[str]:
     one directory open at a time and names every entry relative to it. Directories a command
     made unreadable are made readable first. Returns one line per entry that stayed.
     """
-    problems: list[str] = []
     try:
         st = os.lstat(top)
     except FileNotFoundError:
         return []
     except OSError as exc:
-        return [f"{top}: {exc.strerror or exc}"]
+        return [_failed(top, exc)]
     if not stat.S_ISDIR(st.st_mode):
         try:
             os.unlink(top)
         except OSError as exc:
-            problems.append(f"{top}: {exc.strerror or exc}")
-        return problems
-    device = st.st_dev
-    # a mount left inside (where commands could mount, or a bind made by hand): detach it
-    # instead of deleting what it shows; one that stays is never entered
-    for point in reversed(_mounts_under(os.path.realpath(top))):
-        _umount(point)
-    pinned = set(_mounts_under(os.path.realpath(top)))
+            return [_failed(top, exc)]
+        return []
+    pinned = _detach_mounts_under(top)
     try:
         cur = os.open(top, _DIR_FLAGS)
     except OSError as exc:
-        return [f"{top}: {exc.strerror or exc}"]
-    names: list[str] = []  # the path from top to cur, one name per level
-    skipped: list[set[str]] = [set()]  # per level: entries that could not be removed
-    try:
-        while True:
-            child = None
-            try:
-                entries = list(os.scandir(cur))
-            except OSError as exc:
-                problems.append(f"{'/'.join([str(top), *names])}: {exc.strerror or exc}")
-                entries = []
-            for entry in entries:
-                if entry.name in skipped[-1]:
-                    continue
-                try:
-                    is_dir = entry.is_dir(follow_symlinks=False)
-                except OSError:
-                    is_dir = False
-                if pinned and os.path.join(os.path.realpath(top), *names, entry.name) in pinned:
-                    problems.append(f"{entry.path}: a mount point that cannot be detached")
-                    skipped[-1].add(entry.name)
-                    continue
-                if not is_dir:
-                    try:
-                        os.unlink(entry.name, dir_fd=cur)
-                    except OSError as exc:
-                        problems.append(f"{entry.path}: {exc.strerror or exc}")
-                        skipped[-1].add(entry.name)
-                    continue
-                try:
-                    os.chmod(entry.name, 0o700, dir_fd=cur)  # unreadable dirs, non-root runs
-                except OSError:
-                    pass
-                try:
-                    fd = os.open(entry.name, _DIR_FLAGS, dir_fd=cur)
-                except OSError as exc:
-                    problems.append(f"{entry.path}: {exc.strerror or exc}")
-                    skipped[-1].add(entry.name)
-                    continue
-                if os.fstat(fd).st_dev != device:
-                    _detach_mount(fd)
-                    os.close(fd)
-                    try:
-                        os.rmdir(entry.name, dir_fd=cur)
-                    except OSError as exc:
-                        problems.append(f"{entry.path}: a mount point ({exc.strerror or exc})")
-                        skipped[-1].add(entry.name)
-                    continue
-                child = (entry.name, fd)
-                break
-            if child is not None:
-                os.close(cur)
-                cur = child[1]
-                names.append(child[0])
-                skipped.append(set())
-                continue
-            if not names:
-                break
-            parent = os.open("..", _DIR_FLAGS, dir_fd=cur)
-            os.close(cur)
-            cur = parent
-            name = names.pop()
-            skipped.pop()
-            try:
-                os.rmdir(name, dir_fd=cur)
-            except OSError as exc:
-                problems.append(f"{'/'.join([str(top), *names, name])}: {exc.strerror or exc}")
-                skipped[-1].add(name)
-    except OSError as exc:
-        problems.append(f"{top}: {exc.strerror or exc}")
-    finally:
-        os.close(cur)
+        return [_failed(top, exc)]
+    problems = _TreeRemoval(top, st.st_dev, pinned, cur).run()
     if not problems:
         try:
             os.rmdir(top)
         except OSError as exc:
-            problems.append(f"{top}: {exc.strerror or exc}")
+            problems.append(_failed(top, exc))
     return problems[:20]
+
+
+def _failed(where: object, exc: OSError) -> str:
+    """One line of remove_tree's report: the entry and why it stayed."""
+    return f"{where}: {exc.strerror or exc}"
+
+
+def _detach_mounts_under(top: Path) -> set[str]:
+    """Detach every mount left inside top; returns the mount points that stayed.
+
+    A mount left inside (where commands could mount, or a bind made by hand) is detached
+    instead of deleting what it shows; one that stays is never entered.
+    """
+    for point in reversed(_mounts_under(os.path.realpath(top))):
+        _umount(point)
+    return set(_mounts_under(os.path.realpath(top)))
+
+
+class _TreeRemoval:
+    """One remove_tree walk: the open directory `cur`, the path from top down to it, and
+    what could not be removed. Depth first, one directory open at a time: a level is left
+    (and removed) only when nothing in it is left to enter."""
+
+    def __init__(self, top: Path, device: int, pinned: set[str], cur: int) -> None:
+        self.top = top
+        self.device = device  # the filesystem of top: a directory on another is a mount
+        self.pinned = pinned  # mount points that could not be detached
+        self.cur = cur  # owned: closed by run()
+        self.names: list[str] = []  # the path from top to cur, one name per level
+        self.skipped: list[set[str]] = [set()]  # per level: entries that could not be removed
+        self.problems: list[str] = []
+
+    def run(self) -> list[str]:
+        """Remove everything below top (top itself stays); returns the problems."""
+        try:
+            while self._step():
+                pass
+        except OSError as exc:
+            self.problems.append(_failed(self.top, exc))
+        finally:
+            os.close(self.cur)
+        return self.problems
+
+    def _step(self) -> bool:
+        """Enter the next subdirectory, or leave and remove a cleared one; False when done."""
+        child = self._clear_level()
+        if child is not None:
+            name, fd = child
+            os.close(self.cur)
+            self.cur = fd
+            self.names.append(name)
+            self.skipped.append(set())
+            return True
+        if not self.names:
+            return False
+        self._leave_level()
+        return True
+
+    def _clear_level(self) -> tuple[str, int] | None:
+        """Remove cur's non-directories until a subdirectory to enter is found: its name
+        and open descriptor, or None when cur holds nothing more to enter."""
+        try:
+            entries = list(os.scandir(self.cur))
+        except OSError as exc:
+            self.problems.append(_failed("/".join([str(self.top), *self.names]), exc))
+            entries = []
+        for entry in entries:
+            if entry.name in self.skipped[-1]:
+                continue
+            fd = self._clear_entry(entry)
+            if fd is not None:
+                return entry.name, fd
+        return None
+
+    def _clear_entry(self, entry: os.DirEntry[str]) -> int | None:
+        """Remove one entry of cur, or return the descriptor of a directory to enter."""
+        try:
+            is_dir = entry.is_dir(follow_symlinks=False)
+        except OSError:
+            is_dir = False
+        if self.pinned and (
+            os.path.join(os.path.realpath(self.top), *self.names, entry.name) in self.pinned
+        ):
+            self._skip(entry.name, f"{entry.path}: a mount point that cannot be detached")
+            return None
+        if not is_dir:
+            try:
+                os.unlink(entry.name, dir_fd=self.cur)
+            except OSError as exc:
+                self._skip(entry.name, _failed(entry.path, exc))
+            return None
+        return self._open_subdir(entry)
+
+    def _open_subdir(self, entry: os.DirEntry[str]) -> int | None:
+        """The open descriptor of a subdirectory on top's filesystem; a mount on another
+        is detached and its (then empty) mount point removed instead of being entered."""
+        try:
+            os.chmod(entry.name, 0o700, dir_fd=self.cur)  # unreadable dirs, non-root runs
+        except OSError:
+            pass
+        try:
+            fd = os.open(entry.name, _DIR_FLAGS, dir_fd=self.cur)
+        except OSError as exc:
+            self._skip(entry.name, _failed(entry.path, exc))
+            return None
+        if os.fstat(fd).st_dev == self.device:
+            return fd
+        _detach_mount(fd)
+        os.close(fd)
+        try:
+            os.rmdir(entry.name, dir_fd=self.cur)
+        except OSError as exc:
+            self._skip(entry.name, f"{entry.path}: a mount point ({exc.strerror or exc})")
+        return None
+
+    def _leave_level(self) -> None:
+        """Go up to cur's parent and remove the directory just cleared."""
+        parent = os.open("..", _DIR_FLAGS, dir_fd=self.cur)
+        os.close(self.cur)
+        self.cur = parent
+        name = self.names.pop()
+        self.skipped.pop()
+        try:
+            os.rmdir(name, dir_fd=self.cur)
+        except OSError as exc:
+            self.problems.append(_failed("/".join([str(self.top), *self.names, name]), exc))
+            self.skipped[-1].add(name)
+
+    def _skip(self, name: str, problem: str) -> None:
+        """Report an entry of cur that stays, and pass over it from now on."""
+        self.problems.append(problem)
+        self.skipped[-1].add(name)

@@ -182,76 +182,18 @@ def _load_task(task_dir: Path, strict: bool = False) -> Task:
             f"{where}: file is missing (every task directory needs a {TASK_FILE};"
             " move other directories out of the suite)"
         )
-    data = _read_yaml(file)
-    if not isinstance(data, dict):
-        raise SuiteError(
-            f"{where}: expected a mapping of keys ({', '.join(_REQUIRED_KEYS)}),"
-            f" got {_type_name(data)}"
-        )
-
-    allowed = (*_REQUIRED_KEYS, *_OPTIONAL_KEYS)
-    for key in data:
-        if key not in allowed:
-            close = difflib.get_close_matches(str(key), allowed, n=1)
-            hint = f"did you mean {close[0]!r}? " if close else ""
-            raise SuiteError(
-                f"{where}: key {key!r} is unknown ({hint}allowed keys: {', '.join(allowed)})"
-            )
-    for key, what in _REQUIRED_KEYS.items():
-        if key not in data:
-            raise SuiteError(f"{where}: key '{key}' is missing (add {what})")
-        _require_text(data[key], where, key)
-
+    data = _read_task_keys(file, where)
     if data["id"] != task_dir.name:
         raise SuiteError(
             f"{where}: key 'id' is {data['id']!r} but the directory is {task_dir.name!r}"
             " (make them equal)"
         )
-
-    repo_dir = task_dir / REPO_DIR
-    hidden_dir = task_dir / HIDDEN_TESTS_DIR
-    needed = (
-        (repo_dir, "the repository the agent starts from"),
-        (hidden_dir, "the tests that grade it, copied in after submit"),
-    )
-    for sub, what in needed:
-        if not sub.is_dir():
-            raise SuiteError(
-                f"{where}: directory {_show(sub)}/ is missing (add {sub.name}/ with {what})"
-            )
-
+    repo_dir, hidden_dir = _task_dirs(task_dir, where)
     tags = _parse_tags(data.get("tags"), where)
     tier = _parse_tier(data.get("tier"), where)
-    fail_to_pass = _parse_test_ids(data.get("fail_to_pass"), where, "fail_to_pass")
-    pass_to_pass = _parse_test_ids(data.get("pass_to_pass"), where, "pass_to_pass")
-    both = set(fail_to_pass) & set(pass_to_pass)
-    if both:
-        raise SuiteError(
-            f"{where}: test {sorted(both)[0]!r} is in both 'fail_to_pass' and 'pass_to_pass'"
-            " (a test either fails before the fix or passes before it)"
-        )
-    if pass_to_pass and not fail_to_pass:
-        raise SuiteError(
-            f"{where}: key 'pass_to_pass' is given without 'fail_to_pass' (list the tests"
-            " the fix must make pass)"
-        )
+    fail_to_pass, pass_to_pass = _parse_test_lists(data, where)
     if strict:
-        suite_file = f"{_show(task_dir.parent / SUITE_FILE)} says strict: true"
-        if tier is None:
-            raise SuiteError(
-                f"{where}: key 'tier' is missing ({suite_file}; add tier: easy|medium|hard)"
-            )
-        if not any(t in TASK_KINDS for t in tags):
-            raise SuiteError(
-                f"{where}: key 'tags' names no task kind ({suite_file}; add one of"
-                f" {', '.join(TASK_KINDS)})"
-            )
-        if not fail_to_pass:
-            raise SuiteError(
-                f"{where}: key 'fail_to_pass' is missing ({suite_file}; list the hidden"
-                " test ids the fix must make pass)"
-            )
-
+        _check_strict(task_dir, where, tier, tags, fail_to_pass)
     return Task(
         id=data["id"],
         title=data["title"].strip(),
@@ -267,6 +209,85 @@ def _load_task(task_dir: Path, strict: bool = False) -> Task:
         fail_to_pass=fail_to_pass,
         pass_to_pass=pass_to_pass,
     )
+
+
+def _read_task_keys(file: Path, where: str) -> dict:
+    """task.yaml as a mapping with only known keys and every required one a non-empty string."""
+    data = _read_yaml(file)
+    if not isinstance(data, dict):
+        raise SuiteError(
+            f"{where}: expected a mapping of keys ({', '.join(_REQUIRED_KEYS)}),"
+            f" got {_type_name(data)}"
+        )
+    allowed = (*_REQUIRED_KEYS, *_OPTIONAL_KEYS)
+    for key in data:
+        if key not in allowed:
+            close = difflib.get_close_matches(str(key), allowed, n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise SuiteError(
+                f"{where}: key {key!r} is unknown ({hint}allowed keys: {', '.join(allowed)})"
+            )
+    for key, what in _REQUIRED_KEYS.items():
+        if key not in data:
+            raise SuiteError(f"{where}: key '{key}' is missing (add {what})")
+        _require_text(data[key], where, key)
+    return data
+
+
+def _task_dirs(task_dir: Path, where: str) -> tuple[Path, Path]:
+    """The task's repository and hidden-test directories, both of which must exist."""
+    repo_dir = task_dir / REPO_DIR
+    hidden_dir = task_dir / HIDDEN_TESTS_DIR
+    needed = (
+        (repo_dir, "the repository the agent starts from"),
+        (hidden_dir, "the tests that grade it, copied in after submit"),
+    )
+    for sub, what in needed:
+        if not sub.is_dir():
+            raise SuiteError(
+                f"{where}: directory {_show(sub)}/ is missing (add {sub.name}/ with {what})"
+            )
+    return repo_dir, hidden_dir
+
+
+def _parse_test_lists(data: dict, where: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """fail_to_pass and pass_to_pass: disjoint, and pass_to_pass only beside fail_to_pass."""
+    fail_to_pass = _parse_test_ids(data.get("fail_to_pass"), where, "fail_to_pass")
+    pass_to_pass = _parse_test_ids(data.get("pass_to_pass"), where, "pass_to_pass")
+    both = set(fail_to_pass) & set(pass_to_pass)
+    if both:
+        raise SuiteError(
+            f"{where}: test {sorted(both)[0]!r} is in both 'fail_to_pass' and 'pass_to_pass'"
+            " (a test either fails before the fix or passes before it)"
+        )
+    if pass_to_pass and not fail_to_pass:
+        raise SuiteError(
+            f"{where}: key 'pass_to_pass' is given without 'fail_to_pass' (list the tests"
+            " the fix must make pass)"
+        )
+    return fail_to_pass, pass_to_pass
+
+
+def _check_strict(
+    task_dir: Path, where: str, tier: str | None, tags: tuple[str, ...],
+    fail_to_pass: tuple[str, ...],
+) -> None:
+    """What a strict suite (suite.yaml strict: true) also requires of every task."""
+    suite_file = f"{_show(task_dir.parent / SUITE_FILE)} says strict: true"
+    if tier is None:
+        raise SuiteError(
+            f"{where}: key 'tier' is missing ({suite_file}; add tier: easy|medium|hard)"
+        )
+    if not any(t in TASK_KINDS for t in tags):
+        raise SuiteError(
+            f"{where}: key 'tags' names no task kind ({suite_file}; add one of"
+            f" {', '.join(TASK_KINDS)})"
+        )
+    if not fail_to_pass:
+        raise SuiteError(
+            f"{where}: key 'fail_to_pass' is missing ({suite_file}; list the hidden"
+            " test ids the fix must make pass)"
+        )
 
 
 def _parse_tier(raw: object, where: str) -> str | None:

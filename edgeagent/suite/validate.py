@@ -65,35 +65,12 @@ def validate_task(
     if steps[-1].tool != "submit":
         problems.append(f"oracle's last step is {steps[-1].tool!r}, not 'submit' (end with submit)")
     probe = context or ContextProbe()
-    per_step: list[int] = []
     after: Grade | None = None
     with Workspace.create(task.repo_dir) as work:
         retriever = _oracle_retriever(steps, work.root)
         toolbox = Toolbox(work, task.test_command, limits, retriever=retriever)
         probe.start(task, toolbox.repo_files(named_in=task.issue))
-        replayed_ok = True
-        for n, step in enumerate(steps, start=1):
-            result = toolbox.call(step.tool, step.args)
-            tokens = probe.step(step.tool, step.args, result)
-            if tokens is not None:
-                per_step.append(tokens)
-            if result.error:
-                problems.append(
-                    f"oracle step {n} ({step.tool}) failed: {output_tail(result.output)}"
-                )
-                replayed_ok = False
-                break
-            if step.tool in ("run", "run_tests") and result.exit_code is None:
-                problems.append(
-                    f"oracle step {n} ({step.tool}) timed out after {limits.timeout_s:g} s"
-                    " (make the tests faster or raise limits.command_timeout_s)"
-                )
-            if result.submitted and n < len(steps):
-                problems.append(
-                    f"oracle step {n} submits before the last step (move submit to the end)"
-                )
-                replayed_ok = False
-                break
+        replayed_ok, per_step = _replay_oracle(steps, toolbox, probe, limits, problems)
         if retriever is not None:
             retriever.close()
         if replayed_ok:
@@ -105,6 +82,36 @@ def validate_task(
         context_per_step=tuple(per_step), final_context_tokens=final,
         context_note=None if final is not None else probe.note,
     )
+
+
+def _replay_oracle(
+    steps: Sequence[OracleStep], toolbox: Toolbox, probe: ContextProbe, limits: ProcessLimits,
+    problems: list[str],
+) -> tuple[bool, list[int]]:
+    """Call the oracle's steps in order, adding to problems what went wrong: (whether the
+    replay reached its end, the prompt tokens the probe gave per step)."""
+    per_step: list[int] = []
+    for n, step in enumerate(steps, start=1):
+        result = toolbox.call(step.tool, step.args)
+        tokens = probe.step(step.tool, step.args, result)
+        if tokens is not None:
+            per_step.append(tokens)
+        if result.error:
+            problems.append(
+                f"oracle step {n} ({step.tool}) failed: {output_tail(result.output)}"
+            )
+            return False, per_step
+        if step.tool in ("run", "run_tests") and result.exit_code is None:
+            problems.append(
+                f"oracle step {n} ({step.tool}) timed out after {limits.timeout_s:g} s"
+                " (make the tests faster or raise limits.command_timeout_s)"
+            )
+        if result.submitted and n < len(steps):
+            problems.append(
+                f"oracle step {n} submits before the last step (move submit to the end)"
+            )
+            return False, per_step
+    return True, per_step
 
 
 def _oracle_retriever(steps: Sequence[OracleStep], root: Path) -> object | None:

@@ -20,7 +20,8 @@ from edgeagent.meter.energy import (
     attribute_energy,
     is_energy_counter,
 )
-from edgeagent.meter.sampler import Sample, Sampler
+from edgeagent.meter.sample import Sample
+from edgeagent.meter.sampler import Sampler
 
 S = 1_000_000_000  # ns per second
 RATE_HZ = 20

@@ -18,7 +18,8 @@ from edgeagent.meter.energy import (
     attribute_energy,
     integrate_power,
 )
-from edgeagent.meter.sampler import Sample, Sampler
+from edgeagent.meter.sample import Sample
+from edgeagent.meter.sampler import Sampler
 
 S = 1_000_000_000  # ns per second
 

@@ -98,62 +98,73 @@ def discover(root: Path = Path("/")) -> Discovery:
     sources: dict[str, RaplCounter] = {}
     unavailable: dict[str, Unavailable] = {}
     for z in zones:
-        zname = names.get((z.control, z.index))
-        if zname is None:
-            name = f"{FAMILY}:{z.id}"
-            unavailable.setdefault(name, Unavailable(FAMILY, name, "zone name unreadable"))
-            continue
-        parent = _parent_name(z, names)
-        name = f"{FAMILY}:{zname}" if parent is None else f"{parent}/{zname}"
-        is_mmio = z.control == "intel-rapl-mmio"
-        if name in sources:
-            if is_mmio:
-                # The MSR interface already reads this domain: one counter, not two.
-                kept = sources[name]
-                sources[name] = _with_note(kept, f"also exposed as {z.id}, not read twice")
-                continue
-            name = f"{name}@{z.id}"  # two zones of one name on one interface: keep both
-        domain = _domain(zname)
-        if domain is None:
-            unavailable.setdefault(name, Unavailable(FAMILY, name, f"unknown domain {zname!r}"))
-            continue
-        energy_path = z.path / "energy_uj"
-        failure = _probe(energy_path, name)
-        if failure is not None:
-            unavailable.setdefault(name, failure)
-            continue
-        # The zone's `enabled` file is not consulted: it is the power-limit (PL1) switch, and
-        # reads 0 when the limit is off or BIOS-locked, while the energy counter counts on.
-        notes: list[str] = []
-        if is_mmio:
-            # Reached only when the MSR copy is absent or unreadable.
-            msr_failure = unavailable.pop(name, None)
-            via = f"read via {z.id}"
-            notes.insert(
-                0, f"{via}: the intel-rapl copy is {msr_failure.reason}" if msr_failure else via
-            )
-        sources[name] = RaplCounter(
-            info=SourceInfo(
-                family=FAMILY,
-                name=name,
-                scope=_SCOPE[domain],
-                rail=zname,
-                unit="J",
-                kind="counter",
-                path=str(energy_path),
-                note="; ".join(notes) or None,
-            ),
-            energy_path=energy_path,
-            wrap_joules=_wrap_joules(z.path),
-            zone=z.id,
-            domain=domain,
-            parent=parent,
-        )
+        _add_zone(z, names, sources, unavailable)
 
     # What a zone sits inside matters most, so that note goes first.
     has_psys = any(s.domain == "psys" for s in sources.values())
     out = tuple(_with_note(s, *_nesting_notes(s, has_psys)) for s in sources.values())
     return Discovery(sources=out, unavailable=tuple(unavailable.values()))
+
+
+def _add_zone(
+    z: _Zone,
+    names: dict[tuple[str, tuple[int, ...]], str],
+    sources: dict[str, RaplCounter],
+    unavailable: dict[str, Unavailable],
+) -> None:
+    """Add one zone to sources as a counter, or to unavailable with why not. Zones come
+    sorted MSR interface first, so an mmio copy finds the MSR one already here."""
+    zname = names.get((z.control, z.index))
+    if zname is None:
+        name = f"{FAMILY}:{z.id}"
+        unavailable.setdefault(name, Unavailable(FAMILY, name, "zone name unreadable"))
+        return
+    parent = _parent_name(z, names)
+    name = f"{FAMILY}:{zname}" if parent is None else f"{parent}/{zname}"
+    is_mmio = z.control == "intel-rapl-mmio"
+    if name in sources:
+        if is_mmio:
+            # The MSR interface already reads this domain: one counter, not two.
+            kept = sources[name]
+            sources[name] = _with_note(kept, f"also exposed as {z.id}, not read twice")
+            return
+        name = f"{name}@{z.id}"  # two zones of one name on one interface: keep both
+    domain = _domain(zname)
+    if domain is None:
+        unavailable.setdefault(name, Unavailable(FAMILY, name, f"unknown domain {zname!r}"))
+        return
+    energy_path = z.path / "energy_uj"
+    failure = _probe(energy_path, name)
+    if failure is not None:
+        unavailable.setdefault(name, failure)
+        return
+    # The zone's `enabled` file is not consulted: it is the power-limit (PL1) switch, and
+    # reads 0 when the limit is off or BIOS-locked, while the energy counter counts on.
+    notes: list[str] = []
+    if is_mmio:
+        # Reached only when the MSR copy is absent or unreadable.
+        msr_failure = unavailable.pop(name, None)
+        via = f"read via {z.id}"
+        notes.insert(
+            0, f"{via}: the intel-rapl copy is {msr_failure.reason}" if msr_failure else via
+        )
+    sources[name] = RaplCounter(
+        info=SourceInfo(
+            family=FAMILY,
+            name=name,
+            scope=_SCOPE[domain],
+            rail=zname,
+            unit="J",
+            kind="counter",
+            path=str(energy_path),
+            note="; ".join(notes) or None,
+        ),
+        energy_path=energy_path,
+        wrap_joules=_wrap_joules(z.path),
+        zone=z.id,
+        domain=domain,
+        parent=parent,
+    )
 
 
 def primary_sources(discovery: Discovery, *, include_dram: bool = True) -> tuple[RaplCounter, ...]:
