@@ -113,7 +113,7 @@ def _print_dry_run(plan: Any) -> int:
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
     from ..results.store import make_run_dir
-    from ..sweep.execute import run_sweep
+    from ..sweep.execute import run_sweep, sweep_running
     from ..sweep.index import load_index
     from ..sweep.plan import plan_of_index, start_index
     from ..sweep.render import render_table, write_outputs
@@ -137,22 +137,14 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
           "repeats", file=sys.stderr)
     stop = StopFlag()
     stop.install()
-    index.status = "running"
-    index.save()
     try:
-        index.status = run_sweep(index, plan.configurations, plan.workload, plan.base,
-                                 plan.repeats, stop=stop)
+        with sweep_running(index):
+            index.status = run_sweep(index, plan.configurations, plan.workload, plan.base,
+                                     plan.repeats, stop=stop)
     except KeyboardInterrupt:  # a second Ctrl-C: the run in progress was cut short
-        index.status = "interrupted"
-        index.save()
         print(f"aborted; continue with: edgeagent sweep --resume {index.path}",
               file=sys.stderr)
         return stop.exit_code
-    except BaseException:
-        index.status = "failed"
-        index.save()
-        raise
-    index.save()
     table = sweep_table(index)
     written = write_outputs(table, index.path)
     print(render_table(table, args.format))

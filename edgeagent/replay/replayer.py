@@ -34,11 +34,12 @@ from typing import Any, Protocol
 
 from ..agent.actions import action_constraint, action_fields, parse_action
 from ..agent.native import native_action
-from ..engine.base import ContextOverflow, Engine, EngineError, Message
+from ..engine.base import ContextOverflow, Engine, EngineError, Grammar, Message
 from ..engine.base import ToolCall as NativeCall
 from ..engine.tool_format import tool_call_grammar
 from ..events import EventSink, TaskStarted, step_record
 from ..sandbox.tools import ToolResult as SandboxResult
+from ..sandbox.tools import ToolSpec
 from .dataset import Conversation, Row, ToolCall
 from .export import specs_from_openai
 from .score import parse_generated_calls, score_turn, turn_executables
@@ -195,6 +196,55 @@ def turn_prompts(conv: Conversation, native: bool) -> Generator[TurnPrompt, str 
             messages += to_messages(row)
 
 
+@dataclass(frozen=True)
+class _Constraints:
+    """What one conversation's turns are generated with: the tool specs the actions are read
+    against, the `tools` sent natively (None: text rendering), the grammar."""
+
+    specs: tuple[ToolSpec, ...]
+    tools: list[dict[str, Any]] | None
+    grammar: Grammar | None
+
+    @classmethod
+    def of(cls, conv: Conversation, engine: Engine, settings: ReplaySettings,
+           native: bool) -> _Constraints:
+        family = getattr(engine, "tool_family", None)
+        specs = specs_from_openai(conv.tools)
+        grammar = None
+        if settings.use_grammar and specs:
+            if not native:
+                grammar = action_constraint(specs)
+            elif family is not None:
+                # one call per turn, as llama-server's default (parallel_tool_calls false) on
+                # MLPerf's reference: allowed more, the 0.5B model chained calls to the budget
+                grammar = tool_call_grammar(family, conv.tools,
+                                            single_tokens=getattr(engine, "tool_markers",
+                                                                  frozenset()))
+        tools = list(conv.tools) if native and conv.tools else None
+        return cls(specs, tools, grammar)
+
+    def generate_kw(self) -> dict[str, Any]:
+        return {"tools": self.tools} if self.tools else {}
+
+
+@dataclass(frozen=True)
+class _ToolPhase:
+    """A turn's tool phase: what the model reads next, the re-executed calls' exit code and
+    error, their output to send back to turn_prompts (None: the recorded results), the
+    phase's clock."""
+
+    observation: str | None
+    exit_code: int | None
+    error: bool
+    reexecuted: str | None
+    t_start_ns: int
+    t_end_ns: int
+
+    @property
+    def ms(self) -> float:
+        return (self.t_end_ns - self.t_start_ns) / 1e6
+
+
 def replay_conversation(
     conv: Conversation,
     engine: Engine,
@@ -206,24 +256,11 @@ def replay_conversation(
     on_turn: Callable[[TurnResult], None] = lambda t: None,
 ) -> ConversationResult:
     first = conv.rows[0]
-    family = getattr(engine, "tool_family", None)
     native = uses_native(settings.tool_format, engine)
     head = conversation_start(conv, native)
     system = head[0].text if head and head[0].role == "system" else ""
     sink.emit(TaskStarted(conv.id, 0, conv.id, system, first.content or ""))
-    specs = specs_from_openai(conv.tools)
-    tools = list(conv.tools) if native and conv.tools else None
-    grammar = None
-    if settings.use_grammar and specs:
-        if not native:
-            grammar = action_constraint(specs)
-        elif family is not None:
-            # one call per turn, as llama-server's default (parallel_tool_calls false) on
-            # MLPerf's reference: allowed more, the 0.5B model chained calls to the budget
-            grammar = tool_call_grammar(family, conv.tools,
-                                        single_tokens=getattr(engine, "tool_markers",
-                                                              frozenset()))
-    native_kw = {"tools": tools} if tools else {}
+    constraints = _Constraints.of(conv, engine, settings, native)
     turns: list[TurnResult] = []
     prompts = turn_prompts(conv, native)
     reexecuted: str | None = None  # what the re-executed calls printed, read after the turn
@@ -234,53 +271,69 @@ def replay_conversation(
             break
         if stop_requested():
             return ConversationResult(conv.id, "interrupted", tuple(turns))
-        row, next_row = prompt.row, prompt.reply
-        tool_row = next_row if next_row is not None and next_row.role == "tool" else None
-        reference = tuple(turn_executables((c.name, c.args) for c in row.tool_calls or ()))
-        # what the model reads next: the tool results, or a user message (format errors)
-        observation = tool_text(tool_row) if tool_row else (next_row.content if next_row else None)
-        wall_start = time.time()
-        try:
-            gen = engine.generate(list(prompt.messages), max_tokens=settings.max_new_tokens,
-                                  grammar=grammar, **native_kw)
-        except (ContextOverflow, EngineError) as exc:
-            kind = "context overflow" if isinstance(exc, ContextOverflow) else "engine error"
-            turn = TurnResult(conv.id, row.turn, step, "dropped", f"{kind}: {exc}", 0.0,
-                              reference, None)
-            gen = None
-        # the tool phase runs for a dropped turn too: re-executed calls keep the sandbox in
-        # the recorded state for the turns after it
-        t_tool_start = time.monotonic_ns()
-        exit_code, error = None, False
-        reexecuted = None
-        if executor is not None and row.tool_calls:
-            observation, exit_code, error = executor.execute(row.tool_calls)
-            reexecuted = observation or ""
-        elif gen is not None and settings.inject_tool_delay and tool_row and tool_row.delay_seconds:
-            time.sleep(tool_row.delay_seconds)
-        t_tool_end = time.monotonic_ns()
-        if gen is not None:
-            if tools:
-                calls = [(c.name, c.args) for c in gen.tool_calls or ()]
-                parsed = native_action(gen, specs)
-            else:
-                calls = parse_generated_calls(gen.text)
-                parsed = parse_action(gen.text, specs)
-            predicted = tuple(turn_executables(calls))
-            tool_ms = (t_tool_end - t_tool_start) / 1e6
-            result = SandboxResult(observation or "", exit_code, error, tool_ms)
-            sink.emit(step_record(
-                conv.id, 0, step, wall_start, gen, *action_fields(parsed), result,
-                observation or "", False, engine.count_tokens(observation or ""),
-                t_tool_start, t_tool_end,
-            ))
-            turn = TurnResult(
-                conv.id, row.turn, step, "completed", None, score_turn(reference, predicted),
-                reference, predicted, gen.context_tokens, gen.reused_tokens, gen.prefill_tokens,
-                gen.decoded_tokens, gen.ttft_ms, gen.tpot_ms, (gen.t_end_ns - gen.t_start_ns) / 1e6,
-                tool_ms, gen.text,
-            )
+        turn, reexecuted = _replay_turn(conv.id, step, prompt, engine, sink, settings,
+                                        constraints, executor)
         turns.append(turn)
         on_turn(turn)
     dropped = any(t.status == "dropped" for t in turns)
     return ConversationResult(conv.id, "dropped_turns" if dropped else "completed", tuple(turns))
+
+
+def _replay_turn(
+    conv_id: str, step: int, prompt: TurnPrompt, engine: Engine, sink: EventSink,
+    settings: ReplaySettings, constraints: _Constraints, executor: ToolExecutor | None,
+) -> tuple[TurnResult, str | None]:
+    """One assistant turn generated, its tool phase run and, when generated, its StepRecord
+    emitted; returns the turn and what re-executed calls printed (None: not re-executed)."""
+    row, next_row = prompt.row, prompt.reply
+    tool_row = next_row if next_row is not None and next_row.role == "tool" else None
+    reference = tuple(turn_executables((c.name, c.args) for c in row.tool_calls or ()))
+    # what the model reads next: the tool results, or a user message (format errors)
+    observation = tool_text(tool_row) if tool_row else (next_row.content if next_row else None)
+    wall_start = time.time()
+    try:
+        gen = engine.generate(list(prompt.messages), max_tokens=settings.max_new_tokens,
+                              grammar=constraints.grammar, **constraints.generate_kw())
+    except (ContextOverflow, EngineError) as exc:
+        kind = "context overflow" if isinstance(exc, ContextOverflow) else "engine error"
+        dropped = TurnResult(conv_id, row.turn, step, "dropped", f"{kind}: {exc}", 0.0,
+                             reference, None)
+        # the tool phase runs for a dropped turn too: re-executed calls keep the sandbox in
+        # the recorded state for the turns after it
+        return dropped, _tool_phase(row, tool_row, observation, executor, None).reexecuted
+    phase = _tool_phase(row, tool_row, observation, executor, settings)
+    if constraints.tools:
+        calls = [(c.name, c.args) for c in gen.tool_calls or ()]
+        parsed = native_action(gen, constraints.specs)
+    else:
+        calls = parse_generated_calls(gen.text)
+        parsed = parse_action(gen.text, constraints.specs)
+    predicted = tuple(turn_executables(calls))
+    seen = phase.observation or ""
+    result = SandboxResult(seen, phase.exit_code, phase.error, phase.ms)
+    sink.emit(step_record(
+        conv_id, 0, step, wall_start, gen, *action_fields(parsed), result,
+        seen, False, engine.count_tokens(seen), phase.t_start_ns, phase.t_end_ns,
+    ))
+    return TurnResult(
+        conv_id, row.turn, step, "completed", None, score_turn(reference, predicted),
+        reference, predicted, gen.context_tokens, gen.reused_tokens, gen.prefill_tokens,
+        gen.decoded_tokens, gen.ttft_ms, gen.tpot_ms, (gen.t_end_ns - gen.t_start_ns) / 1e6,
+        phase.ms, gen.text,
+    ), phase.reexecuted
+
+
+def _tool_phase(row: Row, tool_row: Row | None, observation: str | None,
+                executor: ToolExecutor | None,
+                delay_settings: ReplaySettings | None) -> _ToolPhase:
+    """The recorded calls re-executed, or their recorded delay slept when asked
+    (`delay_settings`: None for a dropped turn, which sleeps no delay), or nothing."""
+    t_start = time.monotonic_ns()
+    exit_code, error, reexecuted = None, False, None
+    if executor is not None and row.tool_calls:
+        observation, exit_code, error = executor.execute(row.tool_calls)
+        reexecuted = observation or ""
+    elif (delay_settings is not None and delay_settings.inject_tool_delay and tool_row
+          and tool_row.delay_seconds):
+        time.sleep(tool_row.delay_seconds)
+    return _ToolPhase(observation, exit_code, error, reexecuted, t_start, time.monotonic_ns())

@@ -1,6 +1,6 @@
-"""Runs: what live runs and replays share (session.py: the run directory's store, the meter,
-the step collector, provenance and the end of a run), the live runner (runner.py) and the
-teacher-forced replay driver (replay.py)."""
+"""Runs: what live runs and replays share (session.py: the RunSession context manager over the
+run directory's store, the meter, the step collector, provenance and the end of a run), the
+live runner (runner.py) and the teacher-forced replay driver (replay.py)."""
 
 from ..exports import lazy_exports
 
@@ -9,5 +9,6 @@ __all__, __getattr__ = lazy_exports(__name__, {
     "replay": ("ReplayResult", "ReplaySource", "SandboxExecutor", "choose_context",
                "default_dataset", "execute_replay", "tokenizer_path"),
     "session": ("RunSession", "StepCollector", "build_provenance", "check_out_writable",
-                "sample_interval", "step_totals"),
+                "closing_on_error", "ended_status", "failure_reason", "sample_interval",
+                "step_totals"),
 })

@@ -43,6 +43,7 @@ from .session import (
     RunSession,
     build_provenance,
     check_out_writable,
+    closing_on_error,
     device_provenance,
     step_totals,
 )
@@ -202,19 +203,37 @@ def execute_replay(
         # through load_config, so that max_new_tokens < n_ctx is checked as for a given n_ctx
         config = load_config(None, {**config.to_dict(), "n_ctx": choice.n_ctx})
     model, engine = build_engine(config, progress=progress, engine_factory=engine_factory)
-    try:
+    with closing_on_error(engine):
         tool_format = resolve_tool_format(config.tool_format, engine, live=False)
-    except Exception:
-        getattr(engine, "close", lambda: None)()  # the model is loaded: free it first
-        raise
     settings = ReplaySettings(config.max_new_tokens, inject_tool_delay, config.grammar,
                               tool_format.resolved)
-    label = Path(source.label).stem if source.run_dir is None else Path(source.label).name[:40]
-    # names hold dots (no Path().stem); an endpoint's served name may be a path
-    name = model.name or (str(model.path) if model.path else "endpoint")
-    model_label = Path(name).stem if "/" in name or name.endswith(".gguf") else name
-    run_dir = make_run_dir(out, f"replay-{label}-{model_label}"[:80])
-    replay_info = {
+    run_dir = make_run_dir(out, _run_label(source, model))
+    replay_info = _replay_info(config, source, engine, choice, sampling_note,
+                               reexecute_tools=reexecute_tools,
+                               inject_tool_delay=inject_tool_delay)
+    device = device_provenance(engine)  # before the session: not inside the run's time
+    summary: dict[str, Any] = {}  # the summary files, written from the closed run.db
+    session = RunSession.open(
+        config, run_dir, {**config.to_dict(), "replay": replay_info}, engine, sinks,
+        stop_requested=stop_requested, peak_rss_scope=peak_rss_scope,
+        after_close=lambda: summary.update(write_summary(run_dir, replay_info)))
+    (run_dir / TURNS_FILE).touch()
+    with session:
+        provenance = build_provenance(config, model, engine, session.power, device)
+        provenance["replay"] = replay_info
+        provenance["tool_format"] = tool_format.to_dict()
+        session.emit(RunStarted(run_dir.name, str(run_dir), f"replay:{source.label}",
+                                tuple(c.id for c in source.conversations), provenance))
+        _replay_all(session, source, config, engine, settings, reexecute_tools, stop_requested)
+    return ReplayResult(run_dir, session.status, summary)
+
+
+def _replay_info(config: RunConfig, source: ReplaySource, engine: Any,
+                 choice: ContextChoice | None, sampling_note: str, *, reexecute_tools: bool,
+                 inject_tool_delay: bool) -> dict[str, Any]:
+    """How the replay was made: config.yaml's and provenance's `replay`, and the summary's
+    settings."""
+    return {
         "source": source.label, "dataset_sha256": source.sha256,
         "from_run": source.run_dir is not None, "reexecute_tools": reexecute_tools,
         "inject_tool_delay": inject_tool_delay, "max_new_tokens": config.max_new_tokens,
@@ -224,42 +243,36 @@ def execute_replay(
         "conversations": [c.id for c in source.conversations],
         "assistant_turns": sum(c.assistant_turns for c in source.conversations),
     }
-    device = device_provenance(engine)  # before the session: not inside the run's time
-    session = RunSession.open(config, run_dir, {**config.to_dict(), "replay": replay_info}, sinks)
-    session.peak_rss_scope = peak_rss_scope
+
+
+def _run_label(source: ReplaySource, model: Any) -> str:
+    label = Path(source.label).stem if source.run_dir is None else Path(source.label).name[:40]
+    # names hold dots (no Path().stem); an endpoint's served name may be a path
+    name = model.name or (str(model.path) if model.path else "endpoint")
+    model_label = Path(name).stem if "/" in name or name.endswith(".gguf") else name
+    return f"replay-{label}-{model_label}"[:80]
+
+
+def _replay_all(session: RunSession, source: ReplaySource, config: RunConfig, engine: Any,
+                settings: ReplaySettings, reexecute_tools: bool,
+                stop_requested: Callable[[], bool]) -> None:
+    """Each conversation in turn, its task record (with its metered energy) kept in
+    `session.records`, until the conversations end or a stop is asked for."""
     collector = session.collector
-    turns_path = run_dir / TURNS_FILE
-    turns_path.touch()
-    records: list[TaskRecord] = []
-    status = "failed"
-    session.start()
-    try:
-        provenance = build_provenance(config, model, engine, session.power, device)
-        provenance["replay"] = replay_info
-        provenance["tool_format"] = tool_format.to_dict()
-        session.emit(RunStarted(run_dir.name, str(run_dir), f"replay:{source.label}",
-                                tuple(c.id for c in source.conversations), provenance))
-        for conv in source.conversations:
-            if stop_requested():
-                break
-            collector.steps.clear()
-            t_conv = time.monotonic_ns()
-            with _executor_for(conv, source, config, engine, reexecute_tools) as executor:
-                result = replay_conversation(
-                    conv, engine, session.sink, settings, executor=executor,
-                    stop_requested=stop_requested,
-                    on_turn=lambda t: _append_turn(turns_path, t),
-                )
-            scores = [t.score for t in result.turns]
-            session.emit(_task_record(result, list(collector.steps),
-                                      (time.monotonic_ns() - t_conv) / 1e6,
-                                      sum(scores) / len(scores) if scores else None))
-            records.append(collector.tasks[-1])
-        status = "interrupted" if stop_requested() else "complete"
-    except KeyboardInterrupt:
-        status = "interrupted"
-        raise
-    finally:
-        session.finish(engine, status, records)
-        summary = write_summary(run_dir, replay_info)
-    return ReplayResult(run_dir, status, summary)
+    turns_path = session.run_dir / TURNS_FILE
+    for conv in source.conversations:
+        if stop_requested():
+            break
+        collector.steps.clear()
+        t_conv = time.monotonic_ns()
+        with _executor_for(conv, source, config, engine, reexecute_tools) as executor:
+            result = replay_conversation(
+                conv, engine, session.sink, settings, executor=executor,
+                stop_requested=stop_requested,
+                on_turn=lambda t: _append_turn(turns_path, t),
+            )
+        scores = [t.score for t in result.turns]
+        session.emit(_task_record(result, list(collector.steps),
+                                  (time.monotonic_ns() - t_conv) / 1e6,
+                                  sum(scores) / len(scores) if scores else None))
+        session.records.append(collector.tasks[-1])

@@ -36,8 +36,8 @@ from .session import (
     StepCollector,
     build_provenance,
     check_out_writable,
+    closing_on_error,
     device_provenance,
-    failure_reason,
     step_totals,
 )
 
@@ -119,6 +119,20 @@ def _retrieval_totals(steps: Sequence[StepRecord]) -> dict[str, Any]:
     }
 
 
+def _agent_limits(task: Task, config: RunConfig, tool_format: str) -> AgentLimits:
+    return AgentLimits(
+        max_steps=effective_max_steps(config, task.limits.max_steps),
+        max_context_tokens=config.max_context_tokens,
+        wall_s=config.wall_s or task.limits.wall_s or DEFAULT_WALL_S,
+        max_format_errors=config.max_format_errors,
+        max_new_tokens=config.max_new_tokens,
+        observation_tokens=config.observation_tokens,
+        use_grammar=config.grammar,
+        stuck_after=config.stuck_after,
+        tool_format=tool_format,
+    )
+
+
 def run_task(
     task: Task,
     attempt: int,
@@ -132,17 +146,7 @@ def run_task(
 ) -> TaskRecord:
     """`collector` must sit downstream of `sink`'s metering, so task totals see energies."""
     collector.steps.clear()
-    limits = AgentLimits(
-        max_steps=effective_max_steps(config, task.limits.max_steps),
-        max_context_tokens=config.max_context_tokens,
-        wall_s=config.wall_s or task.limits.wall_s or DEFAULT_WALL_S,
-        max_format_errors=config.max_format_errors,
-        max_new_tokens=config.max_new_tokens,
-        observation_tokens=config.observation_tokens,
-        use_grammar=config.grammar,
-        stuck_after=config.stuck_after,
-        tool_format=tool_format,
-    )
+    limits = _agent_limits(task, config, tool_format)
     process_limits = _process_limits(task, config)
     t0 = time.monotonic_ns()
     error: str | None = None
@@ -218,25 +222,17 @@ def execute_run(
     retrieval = _retrieval_service(config)
     peak_rss_scope = reset_peak_rss()  # the run's own peak, model load included
     model, engine = build_engine(config, progress=progress, engine_factory=engine_factory)
-    try:
+    with closing_on_error(engine):
         tool_format = resolve_tool_format(config.tool_format, engine, live=True)
-    except Exception:
-        getattr(engine, "close", lambda: None)()  # the model is loaded: free it first
-        raise
     plan = plan_resume(resume_dir) if resume_dir is not None else None
     if plan is None:
         run_dir = make_run_dir(out, _run_label(suite.name, model.name or str(model.path)))
     else:
         run_dir = plan.run_dir
     device = device_provenance(engine)  # before the session: not inside the run's time
-    session = RunSession.open(config, run_dir, config.to_dict(), sinks, resume=plan)
-    session.peak_rss_scope = peak_rss_scope
-    records: list[TaskRecord] = []
-    status = "failed"
-    failure: str | None = None
-    in_progress: tuple[str, int, int] | None = None  # task, attempt, start ns
-    session.start()
-    try:
+    with RunSession.open(config, run_dir, config.to_dict(), engine, sinks,
+                         stop_requested=stop_requested, resume=plan,
+                         peak_rss_scope=peak_rss_scope) as session:
         provenance = build_provenance(config, model, engine, session.power, device)
         provenance["tool_format"] = tool_format.to_dict()
         if retrieval is not None:
@@ -251,30 +247,14 @@ def execute_run(
             if stop_requested():
                 break
             if plan is not None and task.id in plan.done:
-                records.append(plan.done[task.id])  # finished before the run stopped: kept
+                session.records.append(plan.done[task.id])  # finished before the run stopped: kept
                 continue
             attempt = plan.next_attempt.get(task.id, 0) if plan is not None else 0
-            in_progress = (task.id, attempt, time.monotonic_ns())
-            records.append(run_task(task, attempt, config, engine, session.sink,
-                                    stop_requested, session.collector, retrieval,
-                                    tool_format.resolved))
-            in_progress = None
-        status = "interrupted" if stop_requested() else "complete"
-    except KeyboardInterrupt as exc:
-        status = "interrupted"
-        failure = failure_reason(exc)
-        raise
-    except Exception as exc:
-        failure = failure_reason(exc)
-        raise
-    finally:
-        if in_progress is not None and failure is not None:
-            task_id, attempt, t0 = in_progress
-            session.record_unfinished(task_id, attempt, (time.monotonic_ns() - t0) / 1e6,
-                                      failure)
-        session.finish(engine, status, records,
-                       failure if status == "failed" else None)
-    return RunResult(run_dir, status, tuple(records))
+            with session.unit(task.id, attempt):
+                session.records.append(run_task(task, attempt, config, engine, session.sink,
+                                                stop_requested, session.collector, retrieval,
+                                                tool_format.resolved))
+    return RunResult(run_dir, session.status, tuple(session.records))
 
 
 def _retrieval_service(config: RunConfig) -> Any:

@@ -1,8 +1,9 @@
 """What a live run and a replay share: the output check, the run directory's store, the meter
 (sources, sampler, metered fan-out), the step collector, the provenance and the end of the run.
 
-A session is opened once the engine is loaded; `start()` starts the sampler, and `finish()`
-ends the run the same way whatever stopped it (complete, interrupted, failed).
+A session is opened once the engine is loaded and used as a context manager: entering starts
+the sampler, leaving ends the run the same way whatever stopped it (complete, interrupted,
+failed), for a live run, a replay, or any later kind of run that writes a run directory.
 """
 
 from __future__ import annotations
@@ -10,9 +11,10 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 from .. import __version__
@@ -124,10 +126,36 @@ def build_provenance(
     }
 
 
+def ended_status(exc: BaseException | None, stopped: bool) -> str:
+    """How a run, a replay or a sweep ended: `complete`; `interrupted` when a stop was asked
+    for (first Ctrl-C, SIGTERM) or a second Ctrl-C aborted it; `failed` when anything else
+    was raised."""
+    if exc is None:
+        return "interrupted" if stopped else "complete"
+    return "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"
+
+
+@contextlib.contextmanager
+def closing_on_error(engine: object) -> Iterator[None]:
+    """Before a session owns the engine: a check that fails frees the loaded model first."""
+    try:
+        yield
+    except Exception:
+        getattr(engine, "close", lambda: None)()
+        raise
+
+
 @dataclass
 class RunSession:
     """One run directory being written: its store, its meter and the sink every event goes
-    through (metering first, then the store, the collector and the caller's sinks)."""
+    through (metering first, then the store, the collector and the caller's sinks).
+
+    Used as `with RunSession.open(...) as session:` by live runs and replays alike: entering
+    starts the meter's clock and sampler; leaving, however the block ends (done, a stop asked
+    for, Ctrl-C, an exception), records the status (`ended_status`), cuts short the task in
+    progress (`unit`), records RunFinished, closes the store and the engine, then runs
+    `after_close`. The exception, if any, goes on to the caller.
+    """
 
     run_dir: Path
     store: RunStore
@@ -135,17 +163,28 @@ class RunSession:
     collector: StepCollector
     sink: EventSink
     power: dict[str, Any]
-    t0_ns: int = 0
+    engine: object
+    stop_requested: Callable[[], object]
     # what the peak RSS read at the end covers: set by the caller that reset it (host.py)
     peak_rss_scope: str = PEAK_RSS_LIFETIME
+    # files made from the closed run.db (a replay's summary): run after the session closed
+    # cleanly, whether its block raised or not
+    after_close: Callable[[], object] | None = None
+    records: list[TaskRecord] = field(default_factory=list)  # the run's tasks, for RunFinished
+    status: str = "failed"  # until the session ends
+    t0_ns: int = 0
+    unit_in_progress: tuple[str, int, int] | None = None  # task, attempt, start ns
 
     @classmethod
     def open(
-        cls, config: RunConfig, run_dir: Path, store_config: dict[str, Any],
-        sinks: Sequence[EventSink] = (), *, resume: ResumePlan | None = None,
+        cls, config: RunConfig, run_dir: Path, store_config: dict[str, Any], engine: object,
+        sinks: Sequence[EventSink] = (), *, stop_requested: Callable[[], object] = lambda: False,
+        resume: ResumePlan | None = None, peak_rss_scope: str = PEAK_RSS_LIFETIME,
+        after_close: Callable[[], object] | None = None,
     ) -> RunSession:
         """The store and the meter; with `baseline_s`, the idle power is measured now, with
-        the model loaded and before the sampler starts: the device as it idles in a run."""
+        the model loaded and before the sampler starts: the device as it idles in a run.
+        The session closes `engine` when it ends."""
         store = RunStore(run_dir, store_config, resume=resume)
         root = Path(config.power_root)
         discovery = discover_all(root, tdp_w=config.power_estimate_tdp)
@@ -164,11 +203,35 @@ class RunSession:
                 total, config.baseline_s, sample_interval(config, total)))
         if any(s.info.family == "jetson" for s in discovery.sources):
             power["jetson_board"] = jetson_board_info(root)
-        return cls(run_dir, store, sampler, collector, sink, power)
+        return cls(run_dir, store, sampler, collector, sink, power, engine, stop_requested,
+                   peak_rss_scope, after_close)
 
-    def start(self) -> None:
+    def __enter__(self) -> RunSession:
         self.t0_ns = time.monotonic_ns()
         self.sampler.start()
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.status = ended_status(exc, exc is None and bool(self.stop_requested()))
+        # a second Ctrl-C or an exception says why; SystemExit and the like say nothing
+        why = failure_reason(exc) if isinstance(exc, (Exception, KeyboardInterrupt)) else None
+        if self.unit_in_progress is not None and why is not None:
+            task_id, attempt, t0 = self.unit_in_progress
+            self.record_unfinished(task_id, attempt, (time.monotonic_ns() - t0) / 1e6, why)
+        recorded = why if self.status == "failed" else None
+        self._finish(self.status, self.records, recorded)
+        if self.after_close is not None:
+            self.after_close()
+
+    @contextlib.contextmanager
+    def unit(self, task_id: str, attempt: int) -> Iterator[None]:
+        """The task (or conversation) being run: should the block raise, it stays in progress
+        and the session's end records it cut short (record_unfinished), so `--resume` runs
+        it again."""
+        self.unit_in_progress = (task_id, attempt, time.monotonic_ns())
+        yield  # not in a finally: an exception leaves the unit in progress, on purpose
+        self.unit_in_progress = None
 
     def emit(self, event: Event) -> None:
         self.sink.emit(event)
@@ -189,8 +252,8 @@ class RunSession:
         with contextlib.suppress(StoreError):  # the store may be what failed (disk full)
             self.store.emit(record)
 
-    def finish(self, engine: object, status: str, records: Sequence[TaskRecord],
-               failure_reason: str | None = None) -> None:
+    def _finish(self, status: str, records: Sequence[TaskRecord],
+                failure_reason: str | None = None) -> None:
         """Stop the meter, record RunFinished with the run's energy and sample rate (and why
         it failed), and close the store and the engine, even when a sink fails."""
         self.sampler.stop()
@@ -214,6 +277,6 @@ class RunSession:
                 self.sink.emit(finished)
         finally:
             self.store.close()
-            close = getattr(engine, "close", None)
+            close = getattr(self.engine, "close", None)
             if close:
                 close()

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from ..run.session import ended_status
 from .grid import Configuration
 from .index import RUNS_DIR, SweepIndex
 
@@ -198,6 +199,22 @@ def _run_child(index: SweepIndex, entry: dict[str, Any], cmd: Sequence[str], log
     return child, code
 
 
+@contextlib.contextmanager
+def sweep_running(index: SweepIndex) -> Iterator[None]:
+    """The sweep's status in sweep.json: `running` while the block runs, what the block set on
+    a normal end, and on an exception the status a run would record (ended_status: a second
+    Ctrl-C is `interrupted`, anything else `failed`); saved however it ends."""
+    index.status = "running"
+    index.save()
+    try:
+        yield
+    except BaseException as exc:
+        index.status = ended_status(exc, stopped=False)
+        raise
+    finally:
+        index.save()
+
+
 def run_sweep(index: SweepIndex, configs: Sequence[Configuration], workload: Workload,
               base: dict[str, Any], repeats: int, *, stop: Callable[[], bool],
               progress_bar: bool = True) -> str:
@@ -219,47 +236,65 @@ def run_sweep(index: SweepIndex, configs: Sequence[Configuration], workload: Wor
             if _is_finished(index, entry):
                 progress.advance(workload.units)
                 continue
-            resume_dir: Path | None = None
-            if entry is not None:
-                old = index.path / entry["run_dir"] if entry.get("run_dir") else None
-                if workload.kind == "suite" and old is not None and (old / "run.db").is_file():
-                    resume_dir = old
-                    progress.line(f"{where}: resuming its {entry.get('status')} run "
-                                  f"{entry['run_dir']} (edgeagent run --resume)")
-                else:
-                    conf.setdefault("superseded", []).append(
-                        {**entry, "why": f"{entry.get('status') or 'unfinished'} when the "
-                         "sweep stopped; redone on resume (a replay cannot be continued)"})
-                    conf["runs"].remove(entry)
-                    progress.line(f"{where}: redoing it (its run "
-                                  f"{entry.get('run_dir') or '-'} ended "
-                                  f"{entry.get('status') or 'unfinished'})")
-                    entry = None
-            if entry is None:
-                entry = {"repeat": repeat, "run_dir": None, "status": "starting"}
-                conf["runs"].append(entry)
-                conf["runs"].sort(key=lambda r: r["repeat"])
+            entry, resume_dir = _entry_to_run(index, conf, entry, repeat, workload, where,
+                                              progress)
             progress.describe(f"{config.id} {config.label()} r{repeat}")
             cmd = child_command(workload, base, config.as_dict(), runs_dir, resume_dir)
             log = logs / f"{config.id}-r{repeat}.log"
             t0 = time.monotonic()
             child, code = _run_child(index, entry, cmd, log, progress, stop)
-            entry["exit_code"] = code
-            if child.run_dir is None and code == 2:
-                # refused before the run began (llama.cpp would not make this context)
-                conf["skipped"] = _last_line(log) or "the run refused these settings"
-                conf["runs"].remove(entry)
-                index.save()
-                progress.line(f"{where}: skipped: {conf['skipped']}")
-                continue
-            entry["status"] = child.status or ("interrupted" if stop() else "failed")
-            if entry["status"] == "failed":
-                entry["why"] = _last_line(log) or f"exit code {code}; see {log}"
-            index.save()
-            progress.line(f"{where}: {entry['status']} ({child.steps} steps, "
-                          f"{time.monotonic() - t0:.1f} s) {entry.get('run_dir') or ''}")
-            if stop() or entry["status"] == "interrupted":
+            if _record_child(index, conf, entry, child, code, log, stop, where, progress, t0):
                 return "interrupted"
     done = all(_is_finished(index, _entry(index.configuration(c.id), r))
                for c, r in todo if not index.configuration(c.id).get("skipped"))
     return "complete" if done else "incomplete"
+
+
+def _entry_to_run(index: SweepIndex, conf: dict[str, Any], entry: dict[str, Any] | None,
+                  repeat: int, workload: Workload, where: str,
+                  progress: SweepProgress) -> tuple[dict[str, Any], Path | None]:
+    """The index entry the repeat runs under, and the run directory to resume: an unfinished
+    live run is continued, an unfinished replay is superseded and redone."""
+    resume_dir: Path | None = None
+    if entry is not None:
+        old = index.path / entry["run_dir"] if entry.get("run_dir") else None
+        if workload.kind == "suite" and old is not None and (old / "run.db").is_file():
+            resume_dir = old
+            progress.line(f"{where}: resuming its {entry.get('status')} run "
+                          f"{entry['run_dir']} (edgeagent run --resume)")
+        else:
+            conf.setdefault("superseded", []).append(
+                {**entry, "why": f"{entry.get('status') or 'unfinished'} when the "
+                 "sweep stopped; redone on resume (a replay cannot be continued)"})
+            conf["runs"].remove(entry)
+            progress.line(f"{where}: redoing it (its run "
+                          f"{entry.get('run_dir') or '-'} ended "
+                          f"{entry.get('status') or 'unfinished'})")
+            entry = None
+    if entry is None:
+        entry = {"repeat": repeat, "run_dir": None, "status": "starting"}
+        conf["runs"].append(entry)
+        conf["runs"].sort(key=lambda r: r["repeat"])
+    return entry, resume_dir
+
+
+def _record_child(index: SweepIndex, conf: dict[str, Any], entry: dict[str, Any],
+                  child: _Child, code: int, log: Path, stop: Callable[[], bool], where: str,
+                  progress: SweepProgress, t0: float) -> bool:
+    """The child's outcome in the index and on the progress line; True when the sweep stops
+    here (the run was interrupted)."""
+    entry["exit_code"] = code
+    if child.run_dir is None and code == 2:
+        # refused before the run began (llama.cpp would not make this context)
+        conf["skipped"] = _last_line(log) or "the run refused these settings"
+        conf["runs"].remove(entry)
+        index.save()
+        progress.line(f"{where}: skipped: {conf['skipped']}")
+        return False
+    entry["status"] = child.status or ("interrupted" if stop() else "failed")
+    if entry["status"] == "failed":
+        entry["why"] = _last_line(log) or f"exit code {code}; see {log}"
+    index.save()
+    progress.line(f"{where}: {entry['status']} ({child.steps} steps, "
+                  f"{time.monotonic() - t0:.1f} s) {entry.get('run_dir') or ''}")
+    return bool(stop() or entry["status"] == "interrupted")
