@@ -143,3 +143,340 @@ def test_the_architecture_lists_every_module() -> None:
     documented = _documented_modules()
     assert sorted(modules - documented) == [], "add these to docs/architecture.md ## Modules"
     assert sorted(documented - modules) == [], "these no longer exist"
+
+
+# --- function length -------------------------------------------------------------------------
+
+MAX_FUNCTION_LINES = 80
+
+
+def long_functions(files: list[Path], sources: dict[Path, str] | None = None,
+                   limit: int = MAX_FUNCTION_LINES) -> list[str]:
+    """Every def / async def (methods and nested functions included) longer than `limit`
+    lines, counted from the `def` line to its last line (decorators not counted)."""
+    problems = []
+    for path in files:
+        text = (sources or {}).get(path)
+        tree = ast.parse(text if text is not None else path.read_text(encoding="utf-8"))
+        stack: list[tuple[ast.AST, str]] = [(tree, "")]
+        while stack:
+            node, prefix = stack.pop()
+            for child in ast.iter_child_nodes(node):
+                name = prefix
+                if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    name = f"{prefix}{child.name}."
+                if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    assert child.end_lineno is not None
+                    length = child.end_lineno - child.lineno + 1
+                    if length > limit:
+                        problems.append(f"{path.relative_to(ROOT)}:{child.lineno}: "
+                                        f"{name[:-1]} is {length} lines (at most {limit})")
+                stack.append((child, name))
+    return sorted(problems)
+
+
+def test_no_function_is_longer_than_80_lines() -> None:
+    problems = long_functions(_python_files(PACKAGE))
+    assert problems == [], "split these functions:\n" + "\n".join(problems)
+
+
+def test_the_check_catches_a_long_function() -> None:
+    def function(name: str, lines: int, indent: str = "") -> str:
+        body = "".join(f"{indent}    x{i} = {i}\n" for i in range(lines - 1))
+        return f"{indent}def {name}(*args):\n{body}"
+
+    probe = PACKAGE / "agent" / "probe.py"
+    source = (function("fits", 80) + "\n\nclass Holder:\n" + function("too_long", 81, "    ")
+              + "\n\n@staticmethod\n" + function("decorated_fits", 80))
+    problems = long_functions([probe], {probe: source})
+    assert len(problems) == 1 and "Holder.too_long is 81 lines" in problems[0], problems
+
+
+# --- import cycles ---------------------------------------------------------------------------
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _runtime_imports(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
+    """Every import that runs, at module level or inside a function (lazy imports count);
+    those only under `if TYPE_CHECKING:` do not."""
+    found: list[ast.Import | ast.ImportFrom] = []
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            found.append(node)
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            stack.extend(node.orelse)
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return sorted(found, key=lambda n: n.lineno)
+
+
+class ImportGraph:
+    """The imports between edgeagent's modules, and between its top-level packages and
+    modules, from the source alone. A name imported from a package whose `__init__`
+    re-exports it (`lazy_exports` or `from .module import name`) counts as an import of the
+    module that defines it."""
+
+    def __init__(self, files: list[Path], sources: dict[Path, str] | None = None) -> None:
+        self.trees: dict[str, tuple[Path, bool, ast.AST]] = {}
+        for path in files:
+            text = (sources or {}).get(path)
+            module, is_package = _module_name(path)
+            self.trees[module] = (path, is_package, ast.parse(
+                text if text is not None else path.read_text(encoding="utf-8")))
+        self.exports = {m: self._exports(m) for m, (_, pkg, _) in self.trees.items() if pkg}
+        # module -> {imported module: first (file:line) that imports it}
+        self.edges: dict[str, dict[str, str]] = {m: {} for m in self.trees}
+        for module in self.trees:
+            self._collect(module)
+
+    def _absolute(self, module: str, node: ast.ImportFrom) -> str:
+        if not node.level:
+            return node.module or ""
+        is_package = self.trees[module][1]
+        base = module.split(".") if is_package else module.split(".")[:-1]
+        base = base[: len(base) - (node.level - 1)]
+        return ".".join(base + ([node.module] if node.module else []))
+
+    def _exports(self, package: str) -> dict[str, str]:
+        """name -> the module of `package` it comes from, as its __init__ says."""
+        tree = self.trees[package][2]
+        where: dict[str, str] = {}
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "lazy_exports"
+                    and len(node.args) == 2 and isinstance(node.args[1], ast.Dict)):
+                for key, value in zip(node.args[1].keys, node.args[1].values, strict=True):
+                    if isinstance(key, ast.Constant) and isinstance(value, (ast.Tuple, ast.List)):
+                        for elt in value.elts:
+                            if isinstance(elt, ast.Constant):
+                                where[elt.value] = f"{package}.{key.value}"
+        for node in _runtime_imports(tree):
+            if isinstance(node, ast.ImportFrom):
+                target = self._absolute(package, node)
+                for alias in node.names:
+                    if target in self.trees and target != package:
+                        where[alias.asname or alias.name] = target
+        return where
+
+    def _existing(self, dotted: str) -> str | None:
+        """The module itself, or its longest prefix that is an edgeagent module."""
+        parts = dotted.split(".")
+        for i in range(len(parts), 0, -1):
+            if ".".join(parts[:i]) in self.trees:
+                return ".".join(parts[:i])
+        return None
+
+    def _defining(self, package: str, name: str) -> str:
+        """The module a name imported from `package` really comes from (re-exports
+        followed; the package itself where its __init__ defines the name or does not say)."""
+        seen = set()
+        while package in self.exports and name in self.exports[package] and package not in seen:
+            seen.add(package)
+            package = self.exports[package][name]
+        return package
+
+    def _collect(self, module: str) -> None:
+        path = self.trees[module][0]
+        for node in _runtime_imports(self.trees[module][2]):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [t for a in node.names if (t := self._existing(a.name) or "")]
+            else:
+                base = self._absolute(module, node)
+                for alias in node.names:
+                    if f"{base}.{alias.name}" in self.trees:  # from package import module
+                        targets.append(f"{base}.{alias.name}")
+                    elif base in self.trees:
+                        targets.append(self._defining(base, alias.name))
+                    elif (found := self._existing(base)) is not None:
+                        targets.append(found)
+            for target in targets:
+                if target != module:
+                    self.edges[module].setdefault(
+                        target, f"{path.relative_to(ROOT)}:{node.lineno}")
+
+    @staticmethod
+    def node_of(module: str) -> str:
+        """The package-graph node: edgeagent.<subpackage> or edgeagent.<top-level module>."""
+        return ".".join(module.split(".")[:2])
+
+    def package_edges(self) -> dict[str, dict[str, str]]:
+        edges: dict[str, dict[str, str]] = {}
+        for module, targets in self.edges.items():
+            a = self.node_of(module)
+            edges.setdefault(a, {})
+            for target, where in targets.items():
+                b = self.node_of(target)
+                if a != b:
+                    edges[a].setdefault(b, f"{module} -> {target} ({where})")
+        return edges
+
+
+def _cycles(edges: dict[str, dict[str, str]]) -> list[list[str]]:
+    """The strongly connected components of more than one node (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in sorted(edges):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(edges.get(root, {}))))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(edges.get(child, {})))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return sorted(found)
+
+
+def _shortest_cycle(edges: dict[str, dict[str, str]], component: list[str]) -> list[str]:
+    """One shortest cycle through the component's first node, for the message."""
+    start, members = component[0], set(component)
+    paths = {start: [start]}
+    queue = [start]
+    while queue:
+        node = queue.pop(0)
+        for child in sorted(edges.get(node, {})):
+            if child == start:
+                return paths[node] + [start]
+            if child in members and child not in paths:
+                paths[child] = paths[node] + [child]
+                queue.append(child)
+    return component
+
+
+def cycle_report(edges: dict[str, dict[str, str]]) -> list[str]:
+    """One entry per cycle: a shortest loop, then every import inside the component."""
+    report = []
+    for component in _cycles(edges):
+        loop = _shortest_cycle(edges, component)
+        lines = [" -> ".join(loop)]
+        lines += [f"    {a} -> {b}: {edges[a][b]}" for a in component
+                  for b in sorted(edges[a]) if b in component]
+        report.append("\n".join(lines))
+    return report
+
+
+def test_no_import_cycle_between_modules() -> None:
+    graph = ImportGraph(_python_files(PACKAGE))
+    problems = cycle_report(graph.edges)
+    assert problems == [], "module import cycles:\n" + "\n".join(problems)
+
+
+def test_no_import_cycle_between_packages() -> None:
+    graph = ImportGraph(_python_files(PACKAGE))
+    problems = cycle_report(graph.package_edges())
+    assert problems == [], "package import cycles:\n" + "\n".join(problems)
+
+
+def test_the_check_catches_an_import_cycle() -> None:
+    a, b, c = (PACKAGE / "probe_a.py", PACKAGE / "probe_b.py", PACKAGE / "probe_c.py")
+    graph = ImportGraph([a, b, c], {
+        a: "from . import probe_b\n",
+        b: "def later():\n    from .probe_a import thing\n",  # a lazy import counts
+        c: "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .probe_a import x\n"
+           "from .probe_b import later\n",  # c -> b only; the TYPE_CHECKING import is not one
+    })
+    assert _cycles(graph.edges) == [["edgeagent.probe_a", "edgeagent.probe_b"]]
+    assert "probe_c" not in "".join(cycle_report(graph.edges))
+
+
+def test_the_check_resolves_re_exports_and_sees_package_cycles() -> None:
+    # a package whose __init__ re-exports lazily: importing a name from it is an import of
+    # the module that defines it; edgeagent.probe_q -> edgeagent.probe_p.m -> probe_q is a
+    # module cycle, edgeagent.probe_p.n -> probe_r -> probe_p.o only a package cycle
+    init, m, n, o = (PACKAGE / "probe_p" / f for f in ("__init__.py", "m.py", "n.py", "o.py"))
+    q, r = PACKAGE / "probe_q.py", PACKAGE / "probe_r.py"
+    graph = ImportGraph([init, m, n, o, q, r], {
+        init: "from ..exports import lazy_exports\n__all__, __getattr__ = lazy_exports("
+              "__name__, {'m': ('f',), 'o': ('g',)})\n",
+        m: "from ..probe_q import h\n",
+        n: "import edgeagent.probe_r\n",
+        o: "",
+        q: "from .probe_p import f\n",
+        r: "from edgeagent.probe_p import g\n",
+    })
+    assert graph.edges["edgeagent.probe_r"] == {"edgeagent.probe_p.o": "edgeagent/probe_r.py:1"}
+    assert _cycles(graph.edges) == [["edgeagent.probe_p.m", "edgeagent.probe_q"]]
+    assert _cycles(graph.package_edges()) == [
+        ["edgeagent.probe_p", "edgeagent.probe_q", "edgeagent.probe_r"]]
+
+
+# --- the architecture's data-flow diagram names code that exists ----------------------------
+
+def _data_flow_section(text: str) -> str:
+    return text.split("## How data flows", 1)[1].split("\n## ", 1)[0]
+
+
+def _dotted_names(text: str) -> list[str]:
+    return sorted(set(re.findall(r"\bedgeagent(?:\.[A-Za-z_]\w*)+", text)))
+
+
+def unresolved_names(names: list[str]) -> list[str]:
+    """The dotted names that do not resolve: the longest importable module prefix, then
+    getattr for the rest (a class's method, say)."""
+    problems = []
+    for name in names:
+        parts = name.split(".")
+        for i in range(len(parts), 0, -1):
+            try:
+                obj = importlib.import_module(".".join(parts[:i]))
+            except ModuleNotFoundError as exc:
+                if exc.name is not None and not name.startswith(exc.name):
+                    problems.append(f"{name}: importing it needs {exc.name}, not installed")
+                    break
+                continue
+            for attr in parts[i:]:
+                if not hasattr(obj, attr):
+                    problems.append(f"{name}: {'.'.join(parts[:i])} has no {attr!r}")
+                    break
+                obj = getattr(obj, attr)
+            break
+    return problems
+
+
+def test_the_data_flow_diagram_names_existing_code() -> None:
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    names = _dotted_names(_data_flow_section(text))
+    assert len(names) > 10, "the data flow names too little code to check"
+    problems = unresolved_names(names)
+    assert problems == [], "docs/architecture.md, How data flows:\n" + "\n".join(problems)
+
+
+def test_the_check_catches_a_made_up_name() -> None:
+    section = _data_flow_section("## How data flows\n\nedgeagent.agent.loop.run_agent, "
+                                 "edgeagent.agent.loop.run_agnet, edgeagent.run.session."
+                                 "RunSession.emit, edgeagent.nowhere.thing\n## Next\n"
+                                 "edgeagent.not.checked\n")
+    problems = unresolved_names(_dotted_names(section))
+    assert len(problems) == 2, problems
+    assert "run_agnet" in problems[0] and "nowhere" in problems[1]
