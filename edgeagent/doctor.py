@@ -10,7 +10,6 @@ from __future__ import annotations
 import importlib.metadata
 import importlib.util
 import platform
-import re
 import shutil
 import sqlite3
 import sys
@@ -21,6 +20,7 @@ from pathlib import Path
 import psutil
 
 from edgeagent.meter.device import AMX_WARNING, FLAGS_OF_INTEREST, has_amx
+from edgeagent.results.provenance import build_features
 
 STATUSES = ("ok", "info", "warn", "fail")
 
@@ -214,11 +214,6 @@ def _llama_server() -> Iterator[Finding]:
         yield Finding("llama.cpp", "llama-server", "info",
                       "no C++ llama-server built (needed only by tools/bench_server.py)",
                       f"{BUILD_COMMAND} (into {where})")
-
-
-def build_features(system_info: str) -> dict[str, bool]:
-    """llama_print_system_info's `NAME = 1` pairs (the CPU features compiled in)."""
-    return {m[1]: m[2] == "1" for m in re.finditer(r"([A-Z0-9_]+) = (\d)", system_info)}
 
 
 def _cpu() -> Iterator[Finding]:

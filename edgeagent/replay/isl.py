@@ -11,9 +11,9 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..engine.base import Message
+from ..results.percentiles import percentile
 from .dataset import Conversation
 from .replayer import turn_prompts
-from .summary import percentile
 
 # prompt ids of rendered messages and tools: Vocabulary.prompt_tokens, or an engine's own
 CountPrompt = Callable[[Sequence[Message], Sequence[Mapping[str, Any]] | None], Sequence[int]]

@@ -12,28 +12,20 @@ input/output_sequence_lengths, n_samples_*, duration_ns, qps, tps).
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from ..results.metrics import min_samples_for
+from ..results.percentiles import percentile
 from ..results.store import open_run_db
-from ..results.validity import check_run, verdict_lines
+from ..results.validity import Verdict, check_run, verdict_lines
 from .endpoints_fields import endpoints_fields
 
 TURNS_FILE = "replay_turns.jsonl"
 SUMMARY_FILE = "result_summary.json"
 SCORES_FILE = "scores.json"
 REPORT_FILE = "report.txt"
-
-
-def percentile(values: Sequence[float], q: float) -> float:
-    """Linear interpolation between closest ranks (numpy's default)."""
-    ordered = sorted(values)
-    pos = (len(ordered) - 1) * q / 100
-    lo, hi = math.floor(pos), math.ceil(pos)
-    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
 
 
 def stats(values: Sequence[float | None]) -> dict[str, float | int | None] | None:
@@ -59,15 +51,58 @@ def read_turns(run_dir: Path) -> list[dict[str, Any]]:
 def summarize(run_dir: Path, settings: dict[str, Any]) -> dict[str, Any]:
     run_dir = Path(run_dir)
     turns = read_turns(run_dir)
+    run, steps = _run_and_steps(run_dir)
+    done = [t for t in turns if t["status"] == "completed"]
+    dropped = [t for t in turns if t["status"] == "dropped"]
+    verdict = check_run(run_dir)  # the one verdict, as `edgeagent check` gives it
+    gen_s = sum((t["latency_ms"] or 0) for t in done) / 1000
+    out_tokens = sum(t["decoded_tokens"] or 0 for t in done)
+    scores = [t["score"] for t in turns]
+    return {
+        "benchmark": "edgeagent replay (MLPerf Inference Edge Agentic compatible, teacher-forced)",
+        "run_id": run["run_id"] if run else None,
+        "run_status": run["status"] if run else None,
+        "result": verdict.result,
+        "valid": verdict.valid,
+        "invalid_reasons": _reasons(verdict, turns, dropped, settings, run),
+        "smoke": verdict.smoke,
+        "verdict_lines": verdict_lines(verdict),
+        "conversations": len({t["conversation_id"] for t in turns}),
+        "turns_total": len(turns),
+        "turns_completed": len(done),
+        "turns_dropped": len(dropped),
+        "duration_s": (run["wall_ms"] or 0) / 1000 if run and run["wall_ms"] else None,
+        **{key: stats([t[field] for t in done]) for key, field in _TURN_STATS},
+        "output_tokens_per_s": out_tokens / gen_s if gen_s > 0 else None,
+        **_energy_fields(done, steps),
+        "inline_score": sum(scores) / len(scores) if scores else None,
+        # the same metrics under MLPerf endpoints' names and units, for its readers
+        **endpoints_fields(turns, run["status"] if run else None,
+                           run["wall_ms"] if run else None),
+        "settings": settings,
+    }
+
+
+# (summary key, turn field) of each per-turn distribution, in the summary's order
+_TURN_STATS = (("latency_ms", "latency_ms"), ("ttft_ms", "ttft_ms"), ("tpot_ms", "tpot_ms"),
+               ("isl_tokens", "context_tokens"), ("osl_tokens", "decoded_tokens"),
+               ("reused_tokens", "reused_tokens"), ("prefill_tokens", "prefill_tokens"))
+
+
+def _run_and_steps(run_dir: Path) -> tuple[Any, dict[tuple[str, int], Any]]:
+    """The run row (None before it started) and every step by (conversation, step)."""
     db = open_run_db(run_dir)
     try:
         run = db.execute("SELECT * FROM runs").fetchone()
         steps = {(r["task_id"], r["step"]): r for r in db.execute("SELECT * FROM steps")}
     finally:
         db.close()
-    done = [t for t in turns if t["status"] == "completed"]
-    dropped = [t for t in turns if t["status"] == "dropped"]
-    verdict = check_run(run_dir)  # the one verdict, as `edgeagent check` gives it
+    return run, steps
+
+
+def _reasons(verdict: Verdict, turns: Sequence[dict[str, Any]],
+             dropped: Sequence[dict[str, Any]], settings: dict[str, Any], run: Any) -> list[str]:
+    """The verdict's reasons, then the first dropped turn and the turns never attempted."""
     reasons = list(verdict.reasons)
     if dropped:
         reasons.append(f"first dropped turn: {dropped[0]['conversation_id']} turn "
@@ -75,6 +110,13 @@ def summarize(run_dir: Path, settings: dict[str, Any]) -> dict[str, Any]:
     expected = settings.get("assistant_turns")
     if expected is not None and len(turns) < expected and verdict.reasons:
         reasons.append(f"{expected - len(turns)} turn(s) not attempted (run {run['status']})")
+    return reasons
+
+
+def _energy_fields(done: Sequence[dict[str, Any]],
+                   steps: dict[tuple[str, int], Any]) -> dict[str, Any]:
+    """Energy per turn (prefill + decode, mJ) when every completed turn was metered; null
+    with the first reason otherwise."""
     energy_mj: list[float | None] = []
     energy_reason = None
     source = scope = None
@@ -89,41 +131,12 @@ def summarize(run_dir: Path, settings: dict[str, Any]) -> dict[str, Any]:
             energy_mj.append((pre + dec) * 1000)
             source, scope = s["energy_prefill_source"], s["energy_prefill_scope"]
     measured = [e for e in energy_mj if e is not None]
-    gen_s = sum((t["latency_ms"] or 0) for t in done) / 1000
-    out_tokens = sum(t["decoded_tokens"] or 0 for t in done)
-    scores = [t["score"] for t in turns]
+    every = len(measured) == len(done) and bool(done)
     return {
-        "benchmark": "edgeagent replay (MLPerf Inference Edge Agentic compatible, teacher-forced)",
-        "run_id": run["run_id"] if run else None,
-        "run_status": run["status"] if run else None,
-        "result": verdict.result,
-        "valid": verdict.valid,
-        "invalid_reasons": reasons,
-        "smoke": verdict.smoke,
-        "verdict_lines": verdict_lines(verdict),
-        "conversations": len({t["conversation_id"] for t in turns}),
-        "turns_total": len(turns),
-        "turns_completed": len(done),
-        "turns_dropped": len(dropped),
-        "duration_s": (run["wall_ms"] or 0) / 1000 if run and run["wall_ms"] else None,
-        "latency_ms": stats([t["latency_ms"] for t in done]),
-        "ttft_ms": stats([t["ttft_ms"] for t in done]),
-        "tpot_ms": stats([t["tpot_ms"] for t in done]),
-        "isl_tokens": stats([t["context_tokens"] for t in done]),
-        "osl_tokens": stats([t["decoded_tokens"] for t in done]),
-        "reused_tokens": stats([t["reused_tokens"] for t in done]),
-        "prefill_tokens": stats([t["prefill_tokens"] for t in done]),
-        "output_tokens_per_s": out_tokens / gen_s if gen_s > 0 else None,
-        "energy_per_turn_mJ": stats(measured) if len(measured) == len(done) and done else None,
-        "energy_source": source if len(measured) == len(done) and done else None,
-        "energy_scope": scope if len(measured) == len(done) and done else None,
-        "energy_null_reason": None if (len(measured) == len(done) and done)
-        else (energy_reason or "no turn completed"),
-        "inline_score": sum(scores) / len(scores) if scores else None,
-        # the same metrics under MLPerf endpoints' names and units, for its readers
-        **endpoints_fields(turns, run["status"] if run else None,
-                           run["wall_ms"] if run else None),
-        "settings": settings,
+        "energy_per_turn_mJ": stats(measured) if every else None,
+        "energy_source": source if every else None,
+        "energy_scope": scope if every else None,
+        "energy_null_reason": None if every else (energy_reason or "no turn completed"),
     }
 
 

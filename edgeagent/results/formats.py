@@ -21,7 +21,7 @@ from .metrics import (
     step_metrics,
 )
 from .metrics import task_rows as _task_rows
-from .report import render_report
+from .report import report_text
 from .stuck_cost import stuck_lines, stuck_metrics
 from .tiers import GUIDED_NOTE, TIER_HEADER, tier_lines, tier_metrics, tier_rows, tier_table
 from .validity import Verdict, check_data, verdict_lines
@@ -88,9 +88,9 @@ def _metric_section(metrics: Sequence[Metric]) -> list[str]:
     return lines
 
 
-def render_text(run_dir: Path, bandwidth_gbs: float | None = None) -> str:
-    base = render_report(run_dir)
-    data = load_run(run_dir)
+def render_text(data: RunData, bandwidth_gbs: float | None = None) -> str:
+    """The report's head (results.report), then tiers, metrics, stuck cost and verdict."""
+    base = report_text(data)
     if not data.runs:
         return base
     lines = tier_lines(data) + _metric_section(all_metrics(data, bandwidth_gbs))
@@ -128,13 +128,17 @@ def device_label(prov: dict[str, Any]) -> str:
     return str(board or device.get("device_model") or device.get("cpu_model") or "unknown device")
 
 
+def metric_rows(metrics: Sequence[Metric]) -> list[list[Any]]:
+    """The metrics table's rows (metric, value, n, note), as md and html show them."""
+    return [[m.label, fmt_value(m), m.n, m.null_reason or ""] for m in metrics]
+
+
 def render_md(data: RunData, metrics: Sequence[Metric], verdict: Verdict) -> str:
     lines = [f"# {_title(data)}", "",
              f"**Result is: {verdict.result}**", ""]
     lines += [f"- {r}" for r in verdict.reasons] + ([""] if verdict.reasons else [])
     lines += ["## Metrics", ""]
-    lines += md_table(["metric", "value", "n", "note"],
-                       [[m.label, fmt_value(m), m.n, m.null_reason or ""] for m in metrics])
+    lines += md_table(["metric", "value", "n", "note"], metric_rows(metrics))
     if tier_rows(data):
         lines += ["", "## Tiers", "", f"Graded: the issue describes the problem; {GUIDED_NOTE}.",
                   ""]
@@ -190,9 +194,9 @@ def render(run_dir: Path, fmt: str, bandwidth_gbs: float | None = None) -> str:
         raise UserError(f"--format {fmt}: unknown (choose one of {', '.join(FORMATS)})")
     if bandwidth_gbs is not None and bandwidth_gbs <= 0:
         raise UserError("--bandwidth-gbs must be a positive number of GB/s")
+    data = load_run(run_dir)  # once: every part of every format reads this one load
     if fmt == "text":
-        return render_text(run_dir, bandwidth_gbs)
-    data = load_run(run_dir)
+        return render_text(data, bandwidth_gbs)
     metrics = all_metrics(data, bandwidth_gbs)
     verdict = check_data(data)
     if fmt == "md":
@@ -203,6 +207,6 @@ def render(run_dir: Path, fmt: str, bandwidth_gbs: float | None = None) -> str:
         return render_csv(data, metrics, bandwidth_gbs)
     from .html import render_html
 
-    return render_html(data, metrics, verdict, bandwidth_gbs, md_title=_title(data),
+    return render_html(data, metric_rows(metrics), verdict, bandwidth_gbs, md_title=_title(data),
                        task_table=_task_table(data),
                        tier_table=(TIER_HEADER, tier_table(data)), stuck=stuck_lines(data))

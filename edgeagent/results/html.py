@@ -8,7 +8,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from .metrics import Metric, RunData
+from .metrics import RunData
 from .plots import svg_plots
 from .validity import Verdict, verdict_lines
 
@@ -85,19 +85,18 @@ def _definitions() -> tuple[str, str]:
             f'<pre class="defs">{escape(text)}</pre></details>')
 
 
-def render_html(data: RunData, metrics: Sequence[Metric], verdict: Verdict,
+def render_html(data: RunData, metric_rows: Sequence[Sequence[Any]], verdict: Verdict,
                 bandwidth_gbs: float | None, *, md_title: str,
                 task_table: tuple[list[str], list[list[Any]]],
                 tier_table: tuple[list[str], list[list[str]]] | None = None,
                 stuck: Sequence[str] = ()) -> str:
-    from .formats import fmt_value
-
+    """The page; `metric_rows` come formatted (formats.metric_rows, as md shows them), so
+    that this module needs nothing of formats, which calls it."""
     # the same verdict as `edgeagent check`: VALID, SMOKE (a smoke check) or INVALID
     result = verdict_lines(verdict)[0].removeprefix("Result is: ")
     cls = "invalid" if verdict.result == "INVALID" else "valid"
     reasons = "".join(f"<li>{escape(r)}</li>" for r in verdict.reasons)
     notes = "".join(f"<li>{escape(n)}</li>" for n in verdict.notes)
-    metric_rows = [[m.label, fmt_value(m), m.n, m.null_reason or ""] for m in metrics]
     plots, not_plotted = _figures(data)
     defs_link, defs = _definitions()
     bw = f"{bandwidth_gbs:.1f} GB/s" if bandwidth_gbs else "not given"

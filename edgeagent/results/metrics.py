@@ -243,6 +243,8 @@ def is_estimated(data: RunData) -> bool:
 
 # -- run metrics ----------------------------------------------------------------------------
 def run_metrics(data: RunData) -> list[Metric]:
+    """The run's task-level metrics in report order: counts and rates, latencies,
+    throughput, energy, the phases' shares of time and energy, memory."""
     tasks, steps = data.tasks, data.steps
     n = len(tasks)
     resolved = sum(1 for t in tasks if t["outcome"] == "resolved")
@@ -274,10 +276,18 @@ def run_metrics(data: RunData) -> list[Metric]:
     m += _latency_metrics("ttft", "TTFT", [s["ttft_ms"] for s in steps], "ms")
     m += _latency_metrics("tpot", "TPOT", [s["tpot_ms"] for s in steps
                                            if s["tpot_ms"] is not None], "ms")
-    # run-wide throughput of each phase: tokens over the time spent in it
+    m += _throughput_metrics(steps)
+    energy = _sum_or_none(t.get("energy_j") for t in tasks)
+    why = None if energy is not None else _energy_reason(tasks, data)
+    return (m + _energy_metrics(data, energy, why) + _share_metrics(data, energy, why)
+            + memory_metrics(data))
+
+
+def _throughput_metrics(steps: Sequence[dict[str, Any]]) -> list[Metric]:
+    """Run-wide throughput of each phase: tokens over the time spent in it."""
     prefill_ms = sum(s["prefill_ms"] for s in steps)
     decode_ms = sum(s["decode_ms"] for s in steps)
-    m += [
+    return [
         Metric("prefill_tok_s", "prefill throughput",
                _div(sum(s["prefill_tokens"] for s in steps), prefill_ms / 1000), "tok/s",
                None if prefill_ms else "no prefill time", higher_is_better=True),
@@ -285,13 +295,18 @@ def run_metrics(data: RunData) -> list[Metric]:
                _div(sum(s["decoded_tokens"] for s in steps), decode_ms / 1000), "tok/s",
                None if decode_ms else "no decode time", higher_is_better=True),
     ]
-    # energy
-    energy = _sum_or_none(t.get("energy_j") for t in tasks)
-    why = None if energy is not None else _energy_reason(tasks, data)
+
+
+def _energy_metrics(data: RunData, energy: float | None, why: str | None) -> list[Metric]:
+    """The run's energy per task, per resolved task, as power and per token; `why` when
+    there is none."""
+    tasks = data.tasks
+    n = len(tasks)
+    resolved = sum(1 for t in tasks if t["outcome"] == "resolved")
     secs = metered_seconds(tasks)
     decoded = sum(t["decoded_tokens"] for t in tasks)
     est = " (ESTIMATED)" if is_estimated(data) else ""
-    m += [
+    return [
         Metric("energy_j", "energy" + est, energy, "J", why, higher_is_better=False),
         Metric("energy_per_task_j", "energy per task" + est, _div(energy, n), "J", why,
                higher_is_better=False),
@@ -302,7 +317,13 @@ def run_metrics(data: RunData) -> list[Metric]:
         Metric("tokens_per_joule", "generated tokens per joule" + est, _div(decoded, energy),
                "tok/J", why, higher_is_better=True),
     ]
-    # shares of task wall time and of task energy
+
+
+def _share_metrics(data: RunData, energy: float | None, why: str | None) -> list[Metric]:
+    """Each phase's share of task wall time and of task energy."""
+    tasks, steps = data.tasks, data.steps
+    est = " (ESTIMATED)" if is_estimated(data) else ""
+    m: list[Metric] = []
     task_ms = sum(t["wall_ms"] for t in tasks)
     for phase in PHASES:
         ms = sum(phase_ms(s, phase) for s in steps)
@@ -321,7 +342,7 @@ def run_metrics(data: RunData) -> list[Metric]:
                         reason))
     m.append(Metric("energy_share_retrieval", "retrieval share of energy", None, "fraction",
                     "retrieval is not metered as its own phase (it is inside tool)"))
-    return m + memory_metrics(data)
+    return m
 
 
 def memory_metrics(data: RunData) -> list[Metric]:

@@ -1,13 +1,40 @@
-"""Plain-text summary of one run directory, read from its run.db."""
+"""The head of `edgeagent report`'s text: the run's setup, a row per task with the
+prefill/decode/tool split, throughput, speculative decoding, format errors and the energy,
+all from one loaded run (results.metrics.load_run)."""
 
 from __future__ import annotations
 
-import json
-import time
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .store import kept_attempts, open_run_db
+from .metrics import PHASES, RunData, load_run
+from .provenance import device_lines, settings_lines
+
+Row = dict[str, Any]
+
+TABLE_HEADER = (
+    f"{'task':<14} {'outcome':<10} {'termination':<16} {'steps':>5} {'wall s':>7} "
+    f"{'ctx':>6} {'prefill tok':>11} {'decode tok':>10} {'reused tok':>10} "
+    f"{'prefill':>13} {'decode':>13} {'tool':>13} {'energy':>8}"
+)
+RULE = "-" * len(TABLE_HEADER)
+# task columns the total row adds up: times start as floats, token counts as ints
+_TIME_TOTALS = ("wall_ms", "prefill_ms", "decode_ms", "tool_ms")
+_TOKEN_TOTALS = ("prefill_tokens", "decoded_tokens", "reused_tokens")
+
+
+@dataclass(frozen=True)
+class PhaseSums:
+    """The kept steps' sums per phase, as SQL's sum() gives them: None when nothing was
+    recorded, never a 0 J that was not measured."""
+
+    steps: int
+    tokens: int | None
+    joules: dict[str, float | None]
+    ms: dict[str, float | None]
 
 
 def _pct(part: float, whole: float) -> str:
@@ -18,55 +45,55 @@ def _ms_s(ms: float | None) -> str:
     return f"{ms / 1000:.1f}" if ms is not None else "-"
 
 
+def _added(values: Iterable[Any]) -> Any:
+    """The non-null values added one by one (SQL's sum(): None when there are none). A plain
+    loop, not sum(): Python 3.12's sum() compensates floats and could move a last digit."""
+    total = None
+    for value in values:
+        if value is not None:
+            total = value if total is None else total + value
+    return total
+
+
 def render_report(run_dir: Path) -> str:
-    db = open_run_db(run_dir)
-    try:
-        run = db.execute("SELECT * FROM runs").fetchone()
-        kept = f"WHERE {kept_attempts(db)}"
-        tasks = db.execute(f"SELECT * FROM tasks {kept} ORDER BY rowid").fetchall()
-        phase_rows = db.execute(
-            "SELECT sum(energy_prefill_j) AS prefill_j, sum(energy_decode_j) AS decode_j,"
-            " sum(energy_tool_j) AS tool_j, sum(energy_other_j) AS other_j,"
-            # the prefill phase's energy covers render + tokenise too, as TTFT does
-            " sum(ttft_ms) AS prefill_ms, sum(t_decode_end_ns - t_first_token_ns) / 1e6"
-            " AS decode_ms, sum(tool_ms) AS tool_ms,"
-            " sum(t_start_ns - coalesce(t_other_start_ns, t_start_ns)) / 1e6 AS other_ms,"
-            " count(*) AS steps, sum(decoded_tokens) AS tokens,"
-            " sum(CASE WHEN energy_prefill_j IS NULL OR energy_decode_j IS NULL"
-            " OR energy_tool_j IS NULL OR energy_other_j IS NULL THEN 1 ELSE 0 END) AS nulls"
-            f" FROM steps {kept}"
-        ).fetchone()
-        step_rows = db.execute(
-            "SELECT task_id, count(*) AS n, sum(prefill_tokens) AS prefilled,"
-            " max(context_tokens) AS ctx, sum(sample_ms) AS sample_ms,"
-            " sum(CASE WHEN format_error IS NOT NULL THEN 1 ELSE 0 END) AS fmt"
-            f" FROM steps {kept} GROUP BY task_id"
-        ).fetchall()
-        spec_row = db.execute(
-            "SELECT count(*) AS n, sum(spec_drafted) AS drafted, sum(spec_accepted) AS accepted,"
-            " sum(spec_target_passes) AS passes, sum(decoded_tokens) AS tokens"
-            f" FROM steps {kept} AND spec_drafted IS NOT NULL"
-        ).fetchone()
-    finally:
-        db.close()
-    lines: list[str] = []
-    if run is None:
-        return f"{run_dir}: the run never started (no run record)"
-    prov = json.loads(run["provenance_json"] or "{}")
-    model = prov.get("model", {})
+    """The report's head of a run directory (loads it; formats.render_text reuses a load)."""
+    return report_text(load_run(run_dir))
+
+
+def report_text(data: RunData) -> str:
+    """The report's head from one loaded run; formats.render_text adds the metrics below."""
+    if not data.runs:
+        return f"{data.run_dirs[0]}: the run never started (no run record)"
+    run, tasks, steps = data.runs[0], data.tasks, data.steps
+    model = data.provenance.get("model", {})
+    lines = [*setup_lines(run, data.provenance), ""]
+    lines += task_table(tasks, steps)
+    lines += _termination_lines(tasks)
+    lines += ["", _throughput_line(_totals(tasks))]
+    lines += _speculative_lines(steps, model)
+    lines.append(f"format errors: {sum(1 for s in steps if s['format_error'] is not None)}")
+    return "\n".join(lines + _energy_lines(run, data.provenance, tasks, phase_sums(steps)))
+
+
+def _status(run: Row) -> str:
     status = run["status"]
     if status == "running":
-        status = "incomplete (the process ended before the run finished; steps below were kept)"
-    if run["status"] == "failed":
-        why = run["failure_reason"] if "failure_reason" in run.keys() else None
-        status = f"failed: {why or 'no reason recorded'}"
-    lines.append(f"run {run['run_id']}  [{status}]")
-    lines.append(
+        return "incomplete (the process ended before the run finished; steps below were kept)"
+    if status == "failed":
+        return f"failed: {run.get('failure_reason') or 'no reason recorded'}"
+    return status
+
+
+def setup_lines(run: Row, prov: dict[str, Any]) -> list[str]:
+    """The run, its model and llama.cpp settings, the endpoint, tool format, device, suite."""
+    model = prov.get("model", {})
+    lines = [
+        f"run {run['run_id']}  [{_status(run)}]",
         f"model  {model.get('name') or model.get('path')}  {model.get('quantization') or ''}  "
         f"sha256 {str(model.get('sha256', ''))[:12]}  n_ctx {model.get('n_ctx')}  "
-        f"threads {model.get('n_threads')}{' (auto)' if model.get('n_threads_auto') else ''}"
-    )
-    lines += settings_lines(model)
+        f"threads {model.get('n_threads')}{' (auto)' if model.get('n_threads_auto') else ''}",
+        *settings_lines(model),
+    ]
     if model.get("sampling"):
         lines.append(f"sampling {model['sampling']}")
     if model.get("endpoint"):
@@ -78,90 +105,123 @@ def render_report(run_dir: Path) -> str:
     if fmt:
         family = f" ({fmt['family']})" if fmt.get("family") else ""
         lines.append(f"tool format  {fmt['resolved']}{family}: {fmt['reason']}")
-    lines += device_lines(prov)
-    lines.append(f"suite  {run['suite']}")
-    lines.append("")
-    header = (
-        f"{'task':<14} {'outcome':<10} {'termination':<16} {'steps':>5} {'wall s':>7} "
-        f"{'ctx':>6} {'prefill tok':>11} {'decode tok':>10} {'reused tok':>10} "
-        f"{'prefill':>13} {'decode':>13} {'tool':>13} {'energy':>8}"
+    return [*lines, *device_lines(prov), f"suite  {run['suite']}"]
+
+
+def _split(ms: float | None, wall: float) -> str:
+    return f"{_ms_s(ms):>6}s {_pct(ms, wall)}"
+
+
+def _task_line(t: Row) -> str:
+    wall = t["wall_ms"]
+    energy = f"{t['energy_j']:.1f} J" if t["energy_j"] is not None else "n/a"
+    return (
+        f"{t['task_id']:<14} {t['outcome']:<10} {t['termination']:<16} {t['steps']:>5} "
+        f"{wall / 1000:>7.1f} {t['context_tokens_final']:>6} {t['prefill_tokens']:>11} "
+        f"{t['decoded_tokens']:>10} {t['reused_tokens']:>10} "
+        f"{_split(t['prefill_ms'], wall)} {_split(t['decode_ms'], wall)} "
+        f"{_split(t['tool_ms'], wall)} {energy:>8}"
     )
-    lines.append(header)
-    lines.append("-" * len(header))
-    by_task = {r["task_id"]: r for r in step_rows}
-    total = {"wall": 0.0, "prefill": 0.0, "decode": 0.0, "tool": 0.0, "pt": 0, "dt": 0, "rt": 0}
-    seen = set()
+
+
+def _totals(tasks: Sequence[Row]) -> dict[str, Any]:
+    """The task columns the total row adds up, added task by task."""
+    total: dict[str, Any] = {**dict.fromkeys(_TIME_TOTALS, 0.0), **dict.fromkeys(_TOKEN_TOTALS, 0)}
     for t in tasks:
-        seen.add(t["task_id"])
-        wall = t["wall_ms"]
-        energy = f"{t['energy_j']:.1f} J" if t["energy_j"] is not None else "n/a"
-        lines.append(
-            f"{t['task_id']:<14} {t['outcome']:<10} {t['termination']:<16} {t['steps']:>5} "
-            f"{wall / 1000:>7.1f} {t['context_tokens_final']:>6} {t['prefill_tokens']:>11} "
-            f"{t['decoded_tokens']:>10} {t['reused_tokens']:>10} "
-            f"{_ms_s(t['prefill_ms']):>6}s {_pct(t['prefill_ms'], wall)} "
-            f"{_ms_s(t['decode_ms']):>6}s {_pct(t['decode_ms'], wall)} "
-            f"{_ms_s(t['tool_ms']):>6}s {_pct(t['tool_ms'], wall)} {energy:>8}"
-        )
-        total["wall"] += wall
-        total["prefill"] += t["prefill_ms"]
-        total["decode"] += t["decode_ms"]
-        total["tool"] += t["tool_ms"]
-        total["pt"] += t["prefill_tokens"]
-        total["dt"] += t["decoded_tokens"]
-        total["rt"] += t["reused_tokens"]
-    for task_id, r in by_task.items():
-        if task_id not in seen:
-            lines.append(f"{task_id:<14} {'(unfinished)':<10} {'':<16} {r['n']:>5}  steps kept")
-    lines.append("-" * len(header))
+        for key in total:
+            total[key] += t[key]
+    return total
+
+
+def task_table(tasks: Sequence[Row], steps: Sequence[Row]) -> list[str]:
+    """A row per finished task, one per task that kept steps but never finished, the total."""
+    finished = {t["task_id"] for t in tasks}
+    # by task id, as the report's GROUP BY over run.db listed them
+    kept = sorted(Counter(s["task_id"] for s in steps).items())
+    unfinished = [f"{task_id:<14} {'(unfinished)':<10} {'':<16} {n:>5}  steps kept"
+                  for task_id, n in kept if task_id not in finished]
+    total = _totals(tasks)
+    wall = total["wall_ms"]
     resolved = sum(1 for t in tasks if t["outcome"] == "resolved")
-    lines.append(
+    total_line = (
         f"{'total':<14} {f'{resolved}/{len(tasks)} res.':<10} {'':<16} "
-        f"{sum(t['steps'] for t in tasks):>5} {total['wall'] / 1000:>7.1f} {'':>6} "
-        f"{total['pt']:>11} {total['dt']:>10} {total['rt']:>10} "
-        f"{_ms_s(total['prefill']):>6}s {_pct(total['prefill'], total['wall'])} "
-        f"{_ms_s(total['decode']):>6}s {_pct(total['decode'], total['wall'])} "
-        f"{_ms_s(total['tool']):>6}s {_pct(total['tool'], total['wall'])}"
+        f"{sum(t['steps'] for t in tasks):>5} {wall / 1000:>7.1f} {'':>6} "
+        f"{total['prefill_tokens']:>11} {total['decoded_tokens']:>10} "
+        f"{total['reused_tokens']:>10} {_split(total['prefill_ms'], wall)} "
+        f"{_split(total['decode_ms'], wall)} {_split(total['tool_ms'], wall)}"
     )
-    lines += _termination_lines(tasks)
-    lines.append("")
-    rate = lambda tok, ms: f"{tok / (ms / 1000):.1f} tok/s" if ms else "-"  # noqa: E731
-    lines.append(
-        f"throughput: prefill {rate(total['pt'], total['prefill'])}, "
-        f"decode {rate(total['dt'], total['decode'])} (wall time of whole phases)"
-    )
-    if spec_row is not None and spec_row["n"]:
-        drafted, accepted = spec_row["drafted"] or 0, spec_row["accepted"] or 0
-        acceptance = f"{accepted / drafted:.0%}" if drafted else "-"
-        proposer = (model.get("speculative") or {}).get("proposer", "?")
-        lines.append(
-            f"speculative decoding ({proposer}): "
-            f"{drafted} drafted, {accepted} accepted ({acceptance}), "
-            f"{spec_row['passes']} target passes for {spec_row['tokens']} decoded tokens"
-        )
-    fmt = sum(r["fmt"] for r in step_rows)
-    lines.append(f"format errors: {fmt}")
-    lines += _energy_lines(run, prov, tasks, phase_rows)
-    return "\n".join(lines)
+    return [TABLE_HEADER, RULE, *map(_task_line, tasks), *unfinished, RULE, total_line]
 
 
-def _termination_lines(tasks: list) -> list[str]:
+def _throughput_line(total: dict[str, Any]) -> str:
+    def rate(tokens: int, ms: float) -> str:
+        return f"{tokens / (ms / 1000):.1f} tok/s" if ms else "-"
+
+    return (f"throughput: prefill {rate(total['prefill_tokens'], total['prefill_ms'])}, "
+            f"decode {rate(total['decoded_tokens'], total['decode_ms'])} "
+            "(wall time of whole phases)")
+
+
+def _speculative_lines(steps: Sequence[Row], model: dict[str, Any]) -> list[str]:
+    """Drafted and accepted tokens over the steps that decoded speculatively; none else."""
+    spec = [s for s in steps if s.get("spec_drafted") is not None]
+    if not spec:
+        return []
+    drafted = _added(s["spec_drafted"] for s in spec) or 0
+    accepted = _added(s.get("spec_accepted") for s in spec) or 0
+    acceptance = f"{accepted / drafted:.0%}" if drafted else "-"
+    proposer = (model.get("speculative") or {}).get("proposer", "?")
+    return [
+        f"speculative decoding ({proposer}): "
+        f"{drafted} drafted, {accepted} accepted ({acceptance}), "
+        f"{_added(s.get('spec_target_passes') for s in spec)} target passes for "
+        f"{_added(s['decoded_tokens'] for s in spec)} decoded tokens"
+    ]
+
+
+def _termination_lines(tasks: Sequence[Row]) -> list[str]:
     """Why each task that says so ended as it did (the stuck rule's repeats, the limit hit);
     a run from before the column has none."""
     details = [(t["task_id"], t["termination"], t["termination_detail"]) for t in tasks
-               if "termination_detail" in t.keys() and t["termination_detail"]]
+               if t.get("termination_detail")]
     if not details:
         return []
     return ["why tasks ended:"] + [f"  {task_id:<14} {termination}: {detail[:160]}"
                                    for task_id, termination, detail in details]
 
 
-def _energy_lines(run, prov: dict, tasks: list, phases) -> list[str]:
+def _ms(ns: int | None) -> float | None:
+    """Whole nanoseconds summed first, then ms (as the report's SQL did)."""
+    return None if ns is None else ns / 1e6
+
+
+def _other_start(step: Row) -> int:
+    """When the step's other phase began; a step from before the field has none (no time)."""
+    start = step.get("t_other_start_ns")
+    return step["t_start_ns"] if start is None else start
+
+
+def phase_sums(steps: Sequence[Row]) -> PhaseSums:
+    """Per-phase energy and wall time of the kept steps (prefill includes render and
+    tokenise, as TTFT does; other is the time before a step's prompt)."""
+    return PhaseSums(
+        steps=len(steps),
+        tokens=_added(s["decoded_tokens"] for s in steps),
+        joules={p: _added(s.get(f"energy_{p}_j") for s in steps) for p in PHASES},
+        ms={"prefill": _added(s["ttft_ms"] for s in steps),
+            "decode": _ms(_added(s["t_decode_end_ns"] - s["t_first_token_ns"] for s in steps
+                                 if None not in (s["t_decode_end_ns"], s["t_first_token_ns"]))),
+            "tool": _added(s["tool_ms"] for s in steps),
+            "other": _ms(_added(s["t_start_ns"] - _other_start(s) for s in steps
+                                if s["t_start_ns"] is not None))},
+    )
+
+
+def _energy_lines(run: Row, prov: dict[str, Any], tasks: Sequence[Row],
+                  phases: PhaseSums) -> list[str]:
     """Energy metrics, or why there are none: never a 0 J that was not measured."""
     power = prov.get("power") or {}
     total = power.get("total")
-    sample_hz = run["sample_hz"] if "sample_hz" in run.keys() else None
-    rate = f", sampled at {sample_hz:.1f} Hz" if sample_hz else ""
     known = [t["energy_j"] for t in tasks]
     if not tasks or any(j is None for j in known):
         reasons = {t["energy_null_reason"] for t in tasks if t["energy_j"] is None}
@@ -172,10 +232,12 @@ def _energy_lines(run, prov: dict, tasks: list, phases) -> list[str]:
     # the metered interval of each task (its energy over its average power)
     wall_s = sum(t["energy_j"] / t["average_w"] for t in tasks if t["average_w"])
     resolved = sum(1 for t in tasks if t["outcome"] == "resolved")
-    tokens = phases["tokens"] or 0
-    label = "ESTIMATED " if total and total.get("estimated") else ""
+    tokens = phases.tokens or 0
     head = "energy:"
     if total:
+        sample_hz = run.get("sample_hz")
+        rate = f", sampled at {sample_hz:.1f} Hz" if sample_hz else ""
+        label = "ESTIMATED " if total.get("estimated") else ""
         head = f"energy ({label}{total['label']}, scope {total['scope']}{rate}):"
     per_resolved = f"{energy / resolved:.1f}" if resolved else "n/a (none resolved)"
     lines = [
@@ -183,92 +245,33 @@ def _energy_lines(run, prov: dict, tasks: list, phases) -> list[str]:
         f"  {energy:.1f} J over {wall_s:.1f} s, average {energy / wall_s:.2f} W"
         if wall_s > 0 else f"  {energy:.1f} J",
         f"  J per task {energy / len(tasks):.2f}, J per resolved task {per_resolved}, "
-        f"J per step {energy / max(1, phases['steps']):.2f}",
+        f"J per step {energy / max(1, phases.steps):.2f}",
     ]
     if tokens and energy > 0:
         lines.append(
             f"  mJ per generated token {1000 * energy / tokens:.1f}, "
             f"tokens per J {tokens / energy:.3f}"
         )
+    return lines + _by_phase_lines(phases) + _baseline_lines(power, energy, wall_s)
+
+
+def _by_phase_lines(phases: PhaseSums) -> list[str]:
     by_phase = []
-    for phase in ("prefill", "decode", "tool", "other"):
-        joules, ms = phases[f"{phase}_j"], phases[f"{phase}_ms"]
+    for phase in PHASES:
+        joules, ms = phases.joules[phase], phases.ms[phase]
         if joules is not None and ms:
             by_phase.append(f"{phase} {joules:.1f} J ({joules / (ms / 1000):.2f} W)")
-    if by_phase:
-        lines.append("  by phase: " + ", ".join(by_phase))
+    return ["  by phase: " + ", ".join(by_phase)] if by_phase else []
+
+
+def _baseline_lines(power: dict[str, Any], energy: float, wall_s: float) -> list[str]:
+    """Energy net of the idle baseline, or why the baseline is missing."""
     baseline = power.get("baseline") or {}
     if baseline.get("watts") is not None and wall_s > 0:
         net = energy - baseline["watts"] * wall_s
         flag = " (below idle: the baseline was noisy or the power state changed)" if net < 0 else ""
-        lines.append(
-            f"  net of the idle baseline ({baseline['watts']:.2f} W over "
-            f"{baseline['duration_s']:.0f} s): {net:.1f} J{flag}"
-        )
-    elif baseline:
-        lines.append(f"  idle baseline not measured ({baseline.get('null_reason')})")
-    return lines
-
-
-def _gib(n: Any) -> str:
-    return f"{n / 2**30:.1f} GiB" if isinstance(n, (int, float)) else "? GiB"
-
-
-def settings_lines(model: dict[str, Any]) -> list[str]:
-    """The llama.cpp settings as llama.cpp reported them (read back), and where one differs
-    from what was asked, both; nothing for an endpoint or a run from before they were kept."""
-    asked = model.get("settings") or {}
-    got = model.get("settings_read_back") or {}
-    if not asked:
-        return []
-
-    def show(key: str) -> str:
-        value = got.get(key, asked.get(key))
-        text = {True: "on", False: "off", None: "?"}.get(value, str(value)) if isinstance(
-            value, (bool, type(None))) else str(value)
-        if key in got and asked.get(key) is not None and got[key] != asked[key]:
-            text += f" (asked {asked[key]})"
-        return text
-
-    parts = [f"{label} {show(key)}" for key, label in (
-        ("threads", "threads"), ("threads_batch", "batch threads"), ("n_batch", "n_batch"),
-        ("n_ubatch", "n_ubatch"), ("flash_attn", "flash_attn"), ("type_k", "K"),
-        ("type_v", "V"), ("gpu_layers", "gpu layers"), ("mmap", "mmap"), ("mlock", "mlock"))]
-    return ["llama.cpp " + ", ".join(parts) + " (read back from llama.cpp)"]
-
-
-def device_lines(prov: dict[str, Any]) -> list[str]:
-    """The device a run was measured on, from its provenance: board, CPU, cores, memory, OS,
-    the llama.cpp build's compiled-in features, the Jetson power mode and the memory
-    bandwidth; a part the run did not record is left out."""
-    from ..doctor import build_features
-
-    device = prov.get("device") or {}
-    board = (prov.get("power") or {}).get("jetson_board") or {}
-    name = board.get("model") or device.get("device_model")
-    cores = device.get("cpu_physical_cores")
-    lines = [
-        f"device {name + ': ' if name else ''}{device.get('cpu_model') or 'unknown CPU'}, "
-        f"{cores if cores is not None else '?'} cores / {device.get('cpu_logical_cores')} "
-        f"threads, {_gib(device.get('memory_total_bytes'))} memory, "
-        f"{device.get('os_release') or device.get('os')} (kernel {device.get('kernel')}, "
-        f"{device.get('machine')})"
-    ]
-    info = device.get("llama_system_info")
-    if info or device.get("llama_cpp_python_version"):
-        on = [k for k, v in build_features(info or "").items() if v]
-        lines.append(f"build  llama-cpp-python {device.get('llama_cpp_python_version')}; "
-                     f"compiled in: {' '.join(on) or 'no CPU features reported'}")
-    if board.get("nvpmodel_name") or board.get("nvpmodel_id") is not None:
-        lines.append(f"power mode  nvpmodel {board.get('nvpmodel_name')} (id "
-                     f"{board.get('nvpmodel_id')}, {board.get('nvpmodel_source')}); L4T "
-                     f"{board.get('l4t_release') or '?'}")
-    bw = device.get("memory_bandwidth") or {}
-    if bw.get("gbs"):
-        when = time.strftime("%Y-%m-%d", time.localtime(bw["measured_unix"])) if isinstance(
-            bw.get("measured_unix"), (int, float)) else "?"
-        lines.append(f"memory bandwidth {bw['gbs']:.1f} GB/s (streaming copy, measured {when}"
-                     f"{', cached' if bw.get('cached') else ''})")
-    elif bw:
-        lines.append(f"memory bandwidth n/a ({bw.get('null_reason')})")
-    return lines
+        return [f"  net of the idle baseline ({baseline['watts']:.2f} W over "
+                f"{baseline['duration_s']:.0f} s): {net:.1f} J{flag}"]
+    if baseline:
+        return [f"  idle baseline not measured ({baseline.get('null_reason')})"]
+    return []
