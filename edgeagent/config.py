@@ -13,10 +13,13 @@ from typing import Any
 
 import yaml
 
-from .agent.stuck import DEFAULT_STUCK_AFTER
+from .engine.llamacpp_settings import GGML_TYPES, EngineSettings, parse_spec
 from .errors import ConfigError
 from .models import DEFAULT_MODEL
 from .safe_yaml import NoAliasLoader
+
+# the stuck rule's length (agent/stuck.py reads it from here: a run setting's default)
+DEFAULT_STUCK_AFTER = 4
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,28 @@ class RunConfig:
         d["tasks"] = list(self.tasks) if self.tasks is not None else None
         return d
 
+    def engine_settings(self) -> EngineSettings:
+        """What the in-process engine is built with: this config's context, llama.cpp,
+        sampling and speculative settings."""
+        return EngineSettings(
+            n_ctx=self.n_ctx,
+            threads=self.threads,
+            threads_batch=self.threads_batch,
+            gpu_layers=self.gpu_layers,
+            n_batch=self.n_batch,
+            n_ubatch=self.n_ubatch or min(self.n_batch, 512),  # llama.cpp's default
+            flash_attn=self.flash_attn,
+            type_k=self.type_k,
+            type_v=self.type_v,
+            mlock=self.mlock,
+            mmap=self.mmap,
+            seed=self.seed,
+            temperature=self.temperature,
+            top_p=self.top_p,
+            repeat_penalty=self.repeat_penalty,
+            spec=parse_spec(self.spec, ngram=self.spec_ngram, max_draft=self.spec_max_draft),
+        )
+
 
 _FIELDS = {f.name: f for f in dataclasses.fields(RunConfig)}
 _DEFAULT_STEPS = 20
@@ -95,9 +120,8 @@ _MINIMUMS: dict[str, float] = {
     "sample_interval_s": 0.005, "power_estimate_tdp": 0.1, "spec_ngram": 1, "spec_max_draft": 1,
     "turn_timeout_s": 0.1, "n_batch": 1, "n_ubatch": 1,
 }
-KV_CACHE_TYPES = ("f16", "q8_0", "q4_0")
+KV_CACHE_TYPES = tuple(GGML_TYPES)  # f16, q8_0, q4_0
 DEFAULT_WALL_S = 600.0
-DEFAULT_COMMAND_TIMEOUT_S = 60.0
 
 
 def _expected(name: str) -> str:
@@ -209,44 +233,6 @@ def _check_tool_format(config: RunConfig, where: str) -> None:
             f"got {config.tool_format!r}"
         )
 
-
-SPEC_MODES = ("off", "prompt-lookup", "draft:MODEL")
-
-
-@dataclass(frozen=True)
-class SpecSettings:
-    """What `--spec` asked for: off, prompt-lookup, or draft with a model name or path."""
-
-    mode: str = "off"  # off | prompt-lookup | draft
-    draft_model: str | None = None
-    ngram: int = 3
-    max_draft: int = 8
-
-    @property
-    def enabled(self) -> bool:
-        return self.mode != "off"
-
-    def label(self) -> str:
-        return f"draft:{self.draft_model}" if self.mode == "draft" else self.mode
-
-
-def parse_spec(value: str, *, ngram: int = 3, max_draft: int = 8, where: str = "--spec") -> (
-    SpecSettings
-):
-    """'off' | 'prompt-lookup' | 'draft:MODEL' -> SpecSettings; a ConfigError names `where`."""
-    text = (value or "").strip()
-    if ngram < 1:
-        raise ConfigError(f"{where}: spec_ngram must be at least 1, got {ngram}")
-    if max_draft < 1:
-        raise ConfigError(f"{where}: spec_max_draft must be at least 1, got {max_draft}")
-    if text in ("off", "prompt-lookup"):
-        return SpecSettings(text, None, ngram, max_draft)
-    if text.startswith("draft:") and text[len("draft:") :].strip():
-        return SpecSettings("draft", text[len("draft:") :].strip(), ngram, max_draft)
-    raise ConfigError(
-        f"{where}: key 'spec' must be one of off, prompt-lookup, draft:MODEL "
-        f"(a model name or .gguf path), got {value!r}"
-    )
 
 
 def _check_spec(config: RunConfig, where: str) -> None:

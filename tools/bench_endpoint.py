@@ -122,6 +122,7 @@ def interleaved(
     from edgeagent.agent.actions import action_grammar
     from edgeagent.engine.http import EndpointSettings, HttpEngine
     from edgeagent.engine.llamacpp import LlamaCppEngine
+    from edgeagent.engine.llamacpp_settings import EngineSettings
     from edgeagent.sandbox.tools import TOOL_SPECS
 
     spec = importlib.util.spec_from_file_location(
@@ -131,7 +132,7 @@ def interleaved(
     spec.loader.exec_module(bench_engine)
     prompts = bench_engine.prompts()[:n_prompts]
     grammar = action_grammar(TOOL_SPECS)
-    local = LlamaCppEngine(model, n_ctx=n_ctx, n_threads=threads)
+    local = LlamaCppEngine(model, EngineSettings(n_ctx=n_ctx, threads=threads))
     modes = {}
     with llama_cpp_server(model, threads, n_ctx) as url:
         http = HttpEngine(EndpointSettings(url=url, tokenizer=model, n_ctx=n_ctx))

@@ -31,6 +31,7 @@ from edgeagent.agent.actions import parse_action  # noqa: E402
 from edgeagent.agent.prompt import system_prompt, task_prompt  # noqa: E402
 from edgeagent.engine.base import Message  # noqa: E402
 from edgeagent.engine.llamacpp import LlamaCppEngine  # noqa: E402
+from edgeagent.engine.llamacpp_settings import EngineSettings  # noqa: E402
 from edgeagent.events import RunStarted, StepRecord  # noqa: E402
 from edgeagent.models import resolve_model  # noqa: E402
 from edgeagent.results.store import RunStore  # noqa: E402
@@ -138,7 +139,7 @@ def main() -> int:
     args = ap.parse_args()
 
     model = resolve_model(args.model, progress=False)
-    engine = LlamaCppEngine(model.path, n_ctx=args.n_ctx, n_threads=args.threads)
+    engine = LlamaCppEngine(model.path, EngineSettings(n_ctx=args.n_ctx, threads=args.threads))
     rows = []
     overhead_ms: list[float] = []
     step_ms: list[float] = []

@@ -30,6 +30,7 @@ from edgeagent.agent.actions import action_grammar, parse_action  # noqa: E402
 from edgeagent.agent.prompt import system_prompt, task_prompt  # noqa: E402
 from edgeagent.engine.base import Generation, Message  # noqa: E402
 from edgeagent.engine.llamacpp import LlamaCppEngine  # noqa: E402
+from edgeagent.engine.llamacpp_settings import EngineSettings  # noqa: E402
 from edgeagent.models import DEFAULT_MODEL, resolve_model  # noqa: E402
 from edgeagent.sandbox.tools import TOOL_SPECS  # noqa: E402
 
@@ -180,7 +181,7 @@ def main() -> int:
     args = ap.parse_args()
 
     model = resolve_model(args.model, progress=False)
-    engine = LlamaCppEngine(model.path, n_ctx=args.n_ctx, n_threads=args.threads)
+    engine = LlamaCppEngine(model.path, EngineSettings(n_ctx=args.n_ctx, threads=args.threads))
     grammar = action_grammar(TOOL_SPECS)
     # warm-up: page the weights in
     run(engine, _task(*ADD), grammar, True, 4)

@@ -35,6 +35,7 @@ from edgeagent.agent.actions import action_grammar  # noqa: E402
 from edgeagent.agent.prompt import system_prompt  # noqa: E402
 from edgeagent.engine.base import Generation, Message  # noqa: E402
 from edgeagent.engine.llamacpp import LlamaCppEngine  # noqa: E402
+from edgeagent.engine.llamacpp_settings import EngineSettings  # noqa: E402
 from edgeagent.engine.speculative import (  # noqa: E402
     DraftModel,
     PromptLookup,
@@ -194,7 +195,7 @@ def main() -> int:
     args = ap.parse_args()
 
     model = resolve_model(args.model, progress=False)
-    engine = LlamaCppEngine(model.path, n_ctx=args.n_ctx, n_threads=args.threads)
+    engine = LlamaCppEngine(model.path, EngineSettings(n_ctx=args.n_ctx, threads=args.threads))
     modes: dict[str, Speculator | None] = {
         "off": None,
         "prompt-lookup": Speculator(PromptLookup(args.spec_ngram), args.spec_max_draft),

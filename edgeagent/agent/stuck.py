@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-DEFAULT_STUCK_AFTER = 4
+from ..config import DEFAULT_STUCK_AFTER  # noqa: F401 - a public name of agent.stuck
 
 
 def _signature(name: str, arguments: dict[str, Any], output: str, failed: bool) -> tuple:

@@ -1,22 +1,26 @@
 """How tokens are produced: one Engine protocol (base.py), two backends (llamacpp.py in
 process with its own decode loop and speculative.py; http.py for OpenAI-compatible servers),
 and build_engine(config), the one place that chooses between them. The engine imports
-neither the agent nor the sandbox: the tool-call grammar arrives with its JSON schema as a
-`Grammar`; native tool calls (tool_format.py) are read per template family."""
+neither the agent, the sandbox nor the run's config (it owns EngineSettings, which the
+config builds): the tool-call grammar arrives with its JSON schema as a `Grammar`; native
+tool calls (tool_format.py) are read per template family."""
 
 from ..exports import lazy_exports
 
 __all__, __getattr__ = lazy_exports(__name__, {
     "base": ("ContextOverflow", "Engine", "EngineError", "Generation", "Grammar", "Message",
              "ToolCall", "gbnf_of", "json_schema_of"),
-    "build": ("EngineFactory", "build_engine", "llamacpp_engine"),
+    "build": ("EngineConfig", "EngineFactory", "build_engine", "llamacpp_engine"),
     "chat_template": ("CHATML_TEMPLATE", "ChatTemplate", "template_message"),
+    "greedy": ("GreedyChooser", "TokenLog"),
     "http": ("EndpointSettings", "HttpEngine", "base_url", "endpoint_engine", "wire_message"),
     "llamacpp": ("LlamaCppEngine",),
     "llamacpp_ops": ("evaluate_after_prefix", "truncate_head_tail"),
+    "llamacpp_settings": ("GGML_TYPES", "EngineSettings", "SpecSettings", "kv_bytes_per_token",
+                          "parse_spec", "read_back", "row_bytes"),
     "tool_format": ("FAMILIES", "ParsedCalls", "call_id", "detect_family",
                     "parse_tool_calls", "single_token_markers", "tool_call_grammar"),
-    "speculative": ("DraftModel", "PromptLookup", "Speculator", "decode_speculative",
-                    "eval_with_logits", "rollback"),
+    "speculative": ("DraftModel", "PromptLookup", "SpeculativeTarget", "Speculator",
+                    "build_speculator", "decode_speculative", "eval_with_logits", "rollback"),
     "vocab": ("Vocabulary",),
 })

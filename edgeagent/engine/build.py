@@ -1,22 +1,35 @@
 """The one place that chooses an engine for a run: an OpenAI-compatible endpoint when the
-config names one, else the model's GGUF loaded in process by llama.cpp."""
+config names one, else the model's GGUF loaded in process by llama.cpp.
+
+The engine does not import the run's config: it reads the few fields `EngineConfig` names,
+and the in-process engine gets the EngineSettings record the config builds."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from ..config import RunConfig, parse_spec
 from ..models import resolve_model
 from .base import Engine
+from .llamacpp_settings import EngineSettings
 
-# builds the in-process engine from a GGUF path (tests pass their own)
-EngineFactory = Callable[[Path, RunConfig], Engine]
+# builds the in-process engine from a GGUF path and its settings (tests pass their own)
+EngineFactory = Callable[[Path, EngineSettings], Engine]
+
+
+class EngineConfig(Protocol):
+    """What build_engine reads of a run's config (RunConfig): the model or the endpoint
+    (whose fields `http.endpoint_engine` reads), and the in-process engine's settings."""
+
+    model: str
+    endpoint: str | None
+
+    def engine_settings(self) -> EngineSettings: ...
 
 
 def build_engine(
-    config: RunConfig, *, progress: bool = True, engine_factory: EngineFactory | None = None
+    config: EngineConfig, *, progress: bool = True, engine_factory: EngineFactory | None = None
 ) -> tuple[Any, Engine]:
     """(the model's record for provenance, the engine). Resolving a known model name may
     download it (with a progress bar when `progress`)."""
@@ -25,31 +38,12 @@ def build_engine(
 
         return endpoint_engine(config, progress=progress)
     model = resolve_model(config.model, progress=progress)
-    return model, (engine_factory or llamacpp_engine)(model.path, config)
+    return model, (engine_factory or llamacpp_engine)(model.path, config.engine_settings())
 
 
-def llamacpp_engine(path: Path, config: RunConfig) -> Engine:
-    """The in-process llama.cpp engine with the config's context, llama.cpp settings
-    (threads, batches, flash attention, KV types, offload, mlock, mmap), sampling and
-    speculative settings."""
+def llamacpp_engine(path: Path, settings: EngineSettings) -> Engine:
+    """The in-process llama.cpp engine with these settings (context, llama.cpp's threads,
+    batches, flash attention, KV types, offload, mlock, mmap, sampling, speculative)."""
     from .llamacpp import LlamaCppEngine
 
-    return LlamaCppEngine(
-        path,
-        n_ctx=config.n_ctx,
-        n_threads=config.threads,
-        n_gpu_layers=config.gpu_layers,
-        n_threads_batch=config.threads_batch,
-        n_batch=config.n_batch,
-        n_ubatch=config.n_ubatch or min(config.n_batch, 512),  # llama.cpp's default
-        flash_attn=config.flash_attn,
-        type_k=config.type_k,
-        type_v=config.type_v,
-        use_mlock=config.mlock,
-        use_mmap=config.mmap,
-        seed=config.seed,
-        temperature=config.temperature,
-        top_p=config.top_p,
-        repeat_penalty=config.repeat_penalty,
-        spec=parse_spec(config.spec, ngram=config.spec_ngram, max_draft=config.spec_max_draft),
-    )
+    return LlamaCppEngine(path, settings)

@@ -549,6 +549,17 @@ class HttpEngine:
         self._calls_made += len(parsed.calls)
         return {"tool_calls": parsed.calls, "tool_call_error": parsed.error}
 
+    def _reused(self, server_cached: Any, prompt_ids: list[int] | None, context: int) -> int:
+        """Prompt tokens the server served from its cache: its own count, else (a llama.cpp
+        server) the common prefix with the previous prompt, else 0."""
+        if server_cached is not None:
+            return int(server_cached)
+        if prompt_ids is not None and self.server_kind in _LLAMA_CPP_KINDS:
+            # llama.cpp servers keep the longest common prefix with the previous prompt
+            reused = _common_prefix(self._previous_prompt, prompt_ids)
+            return min(reused, context - 1) if context else 0
+        return 0
+
     def _generation(
         self, s: _Stream, messages: list[Message], prompt_ids: list[int] | None, t_start: int,
         retries: int, mode: str, grammar: Grammar | str | None,
@@ -562,14 +573,7 @@ class HttpEngine:
         server_out = usage.get("completion_tokens", timings.get("predicted_n"))
         stopped = s.finish == "stop"
         out_ids = self._vocab.ids(s.text) if self._vocab is not None else []
-        # context: the server's own count, else our tokenizer's, else an estimate
-        if server_prompt is not None:
-            context, prompt_source = int(server_prompt), "server"
-        elif prompt_ids is not None:
-            context, prompt_source = len(prompt_ids), "tokenizer"
-        else:
-            chars = sum(len(m.text) for m in messages)
-            context, prompt_source = round(chars / _CHARS_PER_TOKEN), "estimated"
+        context, prompt_source = _context_count(server_prompt, prompt_ids, messages)
         # output: the server's count, else one streamed delta per sampled token (llama.cpp,
         # vLLM and Ollama stream so; re-tokenising the text can differ from the ids sampled)
         # plus the end token, which the in-process engine counts too
@@ -578,14 +582,7 @@ class HttpEngine:
         else:
             decoded, output_source = len(s.chunk_times) + int(stopped), "stream deltas"
         source = f"prompt: {prompt_source}; output: {output_source}"
-        if server_cached is not None:
-            reused = int(server_cached)
-        elif prompt_ids is not None and self.server_kind in _LLAMA_CPP_KINDS:
-            # llama.cpp servers keep the longest common prefix with the previous prompt
-            reused = _common_prefix(self._previous_prompt, prompt_ids)
-            reused = min(reused, context - 1) if context else 0
-        else:
-            reused = 0
+        reused = self._reused(server_cached, prompt_ids, context)
         if prompt_ids is not None:
             self._previous_prompt = prompt_ids + out_ids
         times = list(s.chunk_times)
@@ -632,6 +629,18 @@ class HttpEngine:
         self._client.close()
         if self._vocab is not None:
             self._vocab.close()
+
+
+def _context_count(server_prompt: Any, prompt_ids: list[int] | None,
+                   messages: list[Message]) -> tuple[int, str]:
+    """The prompt's length and where it came from: the server's own count, else our
+    tokenizer's, else an estimate from its characters."""
+    if server_prompt is not None:
+        return int(server_prompt), "server"
+    if prompt_ids is not None:
+        return len(prompt_ids), "tokenizer"
+    chars = sum(len(m.text) for m in messages)
+    return round(chars / _CHARS_PER_TOKEN), "estimated"
 
 
 def _common_prefix(a: list[int], b: list[int]) -> int:

@@ -18,7 +18,6 @@ fraction of the cost: the sampler chain there filters all ~152k candidates every
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -27,13 +26,21 @@ from typing import Any
 
 import numpy as np
 
-from ..config import SpecSettings
 from ..errors import ModelError
 from . import llama_log
-from .base import ContextOverflow, EngineError, Generation, Grammar, Message, gbnf_of
+from .base import (
+    ContextOverflow,
+    EngineError,
+    Generation,
+    Grammar,
+    Message,
+    ToolCall,
+    gbnf_of,
+)
 from .chat_template import CHATML_TEMPLATE, ChatTemplate
+from .greedy import GreedyChooser, TokenLog
 from .llamacpp_ops import evaluate_after_prefix, truncate_head_tail
-from .llamacpp_settings import GGML_TYPES, kv_bytes_per_token, read_back
+from .llamacpp_settings import GGML_TYPES, EngineSettings, kv_bytes_per_token, read_back
 from .speculative import Speculator, build_speculator, decode_speculative
 from .tool_format import detect_family, parse_tool_calls, single_token_markers
 
@@ -78,133 +85,52 @@ def check_build_is_safe(system_info: str) -> None:
         )
 
 
-class _TokenLog:
-    """Per-token bookkeeping shared by both decode loops: when each token was sampled,
-    llama.cpp's counters at the first one, and the stop rule (end of generation, or
-    max_tokens). The end-of-generation token is timed and counted but not kept."""
+def _import_llama_cpp() -> Any:
+    try:
+        import llama_cpp
+    except ImportError as exc:
+        raise ModelError(
+            f"llama-cpp-python cannot be imported ({exc}); install it with "
+            'CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install --no-cache-dir llama-cpp-python'
+        ) from exc
+    return llama_cpp
 
-    def __init__(
-        self,
-        max_tokens: int,
-        perf_now: Callable[[], tuple[float, float]],
-        is_eog: Callable[[int], bool],
-        on_token: Callable[[int], None] | None = None,
-    ) -> None:
-        self.max_tokens = max_tokens
-        self._on_token = on_token
-        self._perf_now = perf_now
-        self._is_eog = is_eog
-        self.out: list[int] = []
-        self.times: list[int] = []
-        self.finish = "length"
-        self.perf_prefill: tuple[float, float] | None = None
-        self.cpu_first_ns: int | None = None  # process CPU time at the first token
 
-    def add(self, token: int) -> bool:
-        """Record one sampled token; False when decoding must stop."""
-        self.times.append(time.monotonic_ns())
-        if self.perf_prefill is None:
-            self.perf_prefill = self._perf_now()
-            self.cpu_first_ns = time.process_time_ns()
-        if self._is_eog(token):
-            self.finish = "stop"
-            return False
-        self.out.append(token)
-        if self._on_token is not None:  # after the timestamp: a display never shifts it
-            self._on_token(token)
-        return len(self.out) < self.max_tokens
+def _load_error(model_path: Path, exc: Exception) -> ModelError:
+    """What a failed load says: llama.cpp's own reason when it refused the context."""
+    said = [w for w in llama_log.take_warnings() if w.strip(". ")]
+    llama_log.take_info()  # this context's lines must not reach the next one
+    if said and "context" in str(exc):
+        # the model loaded but llama.cpp refused the context: its reason is the fix
+        return ModelError(
+            f"llama.cpp cannot make a context for {model_path.name} with these "
+            f"settings: {said[-1]} (change the setting it names)"
+        )
+    return ModelError(
+        f"cannot load model {model_path}: {exc} (is it a complete GGUF file? "
+        "re-download it with `edgeagent models pull NAME`)"
+    )
 
 
 class LlamaCppEngine:
-    """One loaded model and its KV cache; generations reuse the cached prompt prefix."""
+    """One loaded model and its KV cache; generations reuse the cached prompt prefix.
 
-    def __init__(
-        self,
-        model_path: Path,
-        *,
-        n_ctx: int = 8192,
-        n_threads: int | None = None,
-        n_gpu_layers: int = 0,
-        seed: int = 0,
-        temperature: float = 0.0,
-        top_p: float = 0.95,
-        repeat_penalty: float = 1.0,
-        n_batch: int = 512,
-        fast_grammar: bool = True,
-        spec: SpecSettings | None = None,
-        n_threads_batch: int | None = None,
-        n_ubatch: int = 512,
-        flash_attn: bool = False,
-        type_k: str = "f16",
-        type_v: str = "f16",
-        use_mlock: bool = False,
-        use_mmap: bool = True,
-    ) -> None:
-        try:
-            import llama_cpp
-        except ImportError as exc:
-            raise ModelError(
-                f"llama-cpp-python cannot be imported ({exc}); install it with "
-                'CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install --no-cache-dir llama-cpp-python'
-            ) from exc
-        self._llama_cpp = llama_cpp
+    It is also the target speculative decoding drafts for (speculative.SpeculativeTarget:
+    `llama_cpp`, `llm`, the context settings, `token_log` and `greedy_chooser`)."""
+
+    def __init__(self, model_path: Path, settings: EngineSettings | None = None) -> None:
+        settings = settings or EngineSettings()
+        llama_cpp = _import_llama_cpp()
+        self.llama_cpp = llama_cpp
         llama_log.install(llama_cpp)  # llama.cpp's warnings go to provenance, not stderr
         llama_log.take_warnings()
         system_info = llama_cpp.llama_print_system_info().decode(errors="replace").strip()
         check_build_is_safe(system_info)
         self.model_path = Path(model_path)
-        # 0 or None: one thread per CPU; what is recorded is the number llama.cpp was given
-        self.n_threads_requested = n_threads
-        self.n_threads = n_threads or max(1, os.cpu_count() or 1)
-        self.n_threads_batch = n_threads_batch or self.n_threads
-        self.n_gpu_layers = n_gpu_layers
-        # the settings as asked; `settings_read_back` is what llama.cpp reports it used
-        self.settings = {
-            "threads": self.n_threads, "threads_batch": self.n_threads_batch,
-            "n_batch": n_batch, "n_ubatch": n_ubatch, "flash_attn": flash_attn,
-            "type_k": type_k, "type_v": type_v, "gpu_layers": n_gpu_layers,
-            "mlock": use_mlock, "mmap": use_mmap,
-        }
-        self.seed = seed
-        self.temperature = temperature
-        self.top_p = top_p
-        self.repeat_penalty = repeat_penalty
-        # plain greedy (no penalty): our own argmax loops; else Llama.generate's sampler chain
-        self._plain_greedy = temperature == 0 and repeat_penalty == 1
-        # greedy + grammar: check the argmax against the grammar first (False: the sampler
-        # chain of Llama.generate filters the whole vocabulary every token; same tokens)
-        self.fast_grammar = fast_grammar
+        self.engine_settings = settings
+        self._take_settings(settings)
         t0 = time.monotonic_ns()
-        try:
-            self.llm = llama_cpp.Llama(
-                model_path=str(self.model_path),
-                n_ctx=n_ctx,
-                n_threads=self.n_threads,
-                n_threads_batch=self.n_threads_batch,
-                n_gpu_layers=n_gpu_layers,
-                n_batch=n_batch,
-                n_ubatch=n_ubatch,
-                flash_attn=flash_attn,
-                type_k=GGML_TYPES[type_k],
-                type_v=GGML_TYPES[type_v],
-                use_mlock=use_mlock,
-                use_mmap=use_mmap,
-                seed=seed,
-                verbose=False,
-            )
-        except (ValueError, RuntimeError, OSError) as exc:
-            said = [w for w in llama_log.take_warnings() if w.strip(". ")]
-            llama_log.take_info()  # this context's lines must not reach the next one
-            if said and "context" in str(exc):
-                # the model loaded but llama.cpp refused the context: its reason is the fix
-                raise ModelError(
-                    f"llama.cpp cannot make a context for {self.model_path.name} with these "
-                    f"settings: {said[-1]} (change the setting it names)"
-                ) from exc
-            raise ModelError(
-                f"cannot load model {self.model_path}: {exc} (is it a complete GGUF file? "
-                "re-download it with `edgeagent models pull NAME`)"
-            ) from exc
+        self.llm = self._load(settings)
         self.load_ms = (time.monotonic_ns() - t0) / 1e6
         self.load_warnings = llama_log.take_warnings()
         self.settings_read_back = read_back(llama_cpp, self.llm._ctx.ctx, self.model_path,
@@ -212,11 +138,73 @@ class LlamaCppEngine:
         self.n_ctx = self.llm.n_ctx()
         self.system_info = system_info
         self._vocab = self.llm._model.vocab
-        meta = self.llm.metadata
-        self._meta = meta
+        self._meta = self.llm.metadata
+        self._read_template()
+        self._grammars: dict[str, Any] = {}
+        self._n_vocab = self.llm.n_vocab()
+        # candidate buffers for the fast greedy grammar path, allocated on first use
+        self._candidates: Any = None
+        self._candidates_view: np.ndarray | None = None
+        self._one_candidate: Any = None
+        self._kv_bytes_per_token = self._kv_bytes_per_token_from_metadata()
+        # speculative decoding (greedy only: drafts are verified against the argmax)
+        self.spec_settings = settings.spec
+        self.speculator: Speculator | None = None
+        if self.spec_settings.enabled and self._plain_greedy:
+            self.speculator = build_speculator(self.spec_settings, self)
+        self._on_token: Callable[[int], None] | None = None  # set by each generate()
+
+    def _take_settings(self, s: EngineSettings) -> None:
+        """The settings as asked, kept for loading, sampling and provenance."""
+        # 0 or None: one thread per CPU; what is recorded is the number llama.cpp was given
+        self.n_threads_requested = s.threads
+        self.n_threads = s.threads or max(1, os.cpu_count() or 1)
+        self.n_threads_batch = s.threads_batch or self.n_threads
+        self.n_gpu_layers = s.gpu_layers
+        # the settings as asked; `settings_read_back` is what llama.cpp reports it used
+        self.settings = {
+            "threads": self.n_threads, "threads_batch": self.n_threads_batch,
+            "n_batch": s.n_batch, "n_ubatch": s.n_ubatch, "flash_attn": s.flash_attn,
+            "type_k": s.type_k, "type_v": s.type_v, "gpu_layers": s.gpu_layers,
+            "mlock": s.mlock, "mmap": s.mmap,
+        }
+        self.seed = s.seed
+        self.temperature = s.temperature
+        self.top_p = s.top_p
+        self.repeat_penalty = s.repeat_penalty
+        # plain greedy (no penalty): our own argmax loops; else Llama.generate's sampler chain
+        self._plain_greedy = s.temperature == 0 and s.repeat_penalty == 1
+        # greedy + grammar: check the argmax against the grammar first (False: the sampler
+        # chain of Llama.generate filters the whole vocabulary every token; same tokens)
+        self.fast_grammar = s.fast_grammar
+
+    def _load(self, s: EngineSettings) -> Any:
+        """The model and its context, as llama_cpp.Llama makes them from the settings."""
+        try:
+            return self.llama_cpp.Llama(
+                model_path=str(self.model_path),
+                n_ctx=s.n_ctx,
+                n_threads=self.n_threads,
+                n_threads_batch=self.n_threads_batch,
+                n_gpu_layers=s.gpu_layers,
+                n_batch=s.n_batch,
+                n_ubatch=s.n_ubatch,
+                flash_attn=s.flash_attn,
+                type_k=GGML_TYPES[s.type_k],
+                type_v=GGML_TYPES[s.type_v],
+                use_mlock=s.mlock,
+                use_mmap=s.mmap,
+                seed=s.seed,
+                verbose=False,
+            )
+        except (ValueError, RuntimeError, OSError) as exc:
+            raise _load_error(self.model_path, exc) from exc
+
+    def _read_template(self) -> None:
+        """The GGUF's chat template (ChatML when it has none) and its native tool format."""
         bos = self._token_text(self.llm.token_bos())
         eos = self._token_text(self.llm.token_eos())
-        template = meta.get("tokenizer.chat_template")
+        template = self._meta.get("tokenizer.chat_template")
         self.template_source = "gguf" if template else "chatml-fallback"
         self.template = ChatTemplate(template or CHATML_TEMPLATE, bos_token=bos, eos_token=eos)
         # native tool calls: the family the GGUF's template speaks (None: no native tools)
@@ -229,19 +217,6 @@ class LlamaCppEngine:
         )
         self._bos_text = bos
         self._add_bos = self.llm._model.add_bos_token()
-        self._grammars: dict[str, Any] = {}
-        self._n_vocab = self.llm.n_vocab()
-        # candidate buffers for the fast greedy grammar path, allocated on first use
-        self._candidates: Any = None
-        self._candidates_view: np.ndarray | None = None
-        self._one_candidate: Any = None
-        self._kv_bytes_per_token = self._kv_bytes_per_token_from_metadata()
-        # speculative decoding (greedy only: drafts are verified against the argmax)
-        self.spec_settings = spec or SpecSettings()
-        self.speculator: Speculator | None = None
-        if self.spec_settings.enabled and self._plain_greedy:
-            self.speculator = build_speculator(self.spec_settings, self)
-        self._on_token: Callable[[int], None] | None = None  # set by each generate()
 
     # -- provenance ---------------------------------------------------------------------
     def _token_text(self, token: int) -> str:
@@ -270,7 +245,7 @@ class LlamaCppEngine:
                                   self.settings["type_k"], self.settings["type_v"])
 
     def provenance(self) -> dict[str, Any]:
-        lc = self._llama_cpp
+        lc = self.llama_cpp
         model = self.llm._model.model
         file_type = self._meta_int("general.file_type")
         arch = self._meta.get("general.architecture")
@@ -346,7 +321,7 @@ class LlamaCppEngine:
     def _grammar(self, gbnf: str) -> Any:
         grammar = self._grammars.get(gbnf)
         if grammar is None:
-            grammar = self._llama_cpp.LlamaGrammar.from_string(gbnf, verbose=False)
+            grammar = self.llama_cpp.LlamaGrammar.from_string(gbnf, verbose=False)
             self._grammars[gbnf] = grammar
         return grammar
 
@@ -381,18 +356,16 @@ class LlamaCppEngine:
         grammar = gbnf_of(grammar)  # llama.cpp takes the GBNF; the schema is for servers
         # each call sets (or clears) the listener that both decode loops' token log calls
         self._on_token = (lambda t: on_token(self._token_text(t))) if on_token else None
-        lc = self._llama_cpp
-        llm = self.llm
         t_start = time.monotonic_ns()
         prompt = self.prompt_tokens(messages, tools)
         limit = min(self.n_ctx, max_context_tokens or self.n_ctx)
         if len(prompt) + max_tokens > limit:
             raise ContextOverflow(len(prompt) + max_tokens, limit)
         reused = self._reused_prefix(prompt)
-        ctx = llm._ctx.ctx
-        lc.llama_perf_context_reset(ctx)
+        self.llama_cpp.llama_perf_context_reset(self.llm._ctx.ctx)
         extra: dict[str, Any] = {}
         fast_grammar = bool(grammar) and self.fast_grammar and self._plain_greedy
+        # before the prefill clock starts: parsing a new grammar is not prefill
         sampler_grammar = self._grammar(grammar) if grammar and not fast_grammar else None
         t_prefill = time.monotonic_ns()
         if self.speculator is not None:
@@ -404,27 +377,33 @@ class LlamaCppEngine:
             reused, log = self._decode_greedy_grammar(prompt, reused, grammar, max_tokens, extra)
         else:
             log = self._decode_with_generate(prompt, sampler_grammar, max_tokens)
-        out, times, perf_prefill = log.out, log.times, log.perf_prefill
-        if not times:
+        if not log.times:
             raise EngineError("llama.cpp produced no token")
-        perf = lc.llama_perf_context(ctx)
+        return self._generation(prompt, reused, log, extra, tools, (t_start, t_prefill))
+
+    def _generation(
+        self,
+        prompt: list[int],
+        reused: int,
+        log: TokenLog,
+        extra: dict[str, Any],
+        tools: Sequence[Mapping[str, Any]] | None,
+        edges: tuple[int, int],
+    ) -> Generation:
+        """The Generation of a finished decode loop: its text, tool calls, clocks (`edges`:
+        call entered, prefill started) and llama.cpp's counters."""
+        out, times, perf_prefill = log.out, log.times, log.perf_prefill
+        perf = self.llama_cpp.llama_perf_context(self.llm._ctx.ctx)
         engine_prefill_ms = perf_prefill[0] if perf_prefill else None
         engine_decode_ms = (
             perf.t_p_eval_ms + perf.t_eval_ms - perf_prefill[0] if perf_prefill else None
         )
-        text = llm.detokenize(out).decode(errors="replace")
+        text = self.llm.detokenize(out).decode(errors="replace")
         spec_drafted, spec_accepted = extra.pop("_spec_counts", (None, None))
         decode_cpu_ms = (
             (time.process_time_ns() - log.cpu_first_ns) / 1e6 if log.cpu_first_ns else None
         )
-        calls = None
-        call_error = None
-        if tools:
-            # with special pieces: a family's marker may be a control token ([TOOL_CALLS])
-            raw = llm.detokenize(out, special=True).decode(errors="replace")
-            parsed = parse_tool_calls(self.tool_family, raw, self._calls_made)
-            calls, call_error = parsed.calls, parsed.error
-            self._calls_made += len(calls)
+        calls, call_error = self._tool_calls(out) if tools else (None, None)
         return Generation(
             text=text,
             tokens=tuple(out),
@@ -433,8 +412,8 @@ class LlamaCppEngine:
             reused_tokens=reused,
             prefill_tokens=len(prompt) - reused,
             decoded_tokens=len(times),
-            t_start_ns=t_start,
-            t_prefill_start_ns=t_prefill,
+            t_start_ns=edges[0],
+            t_prefill_start_ns=edges[1],
             t_first_token_ns=times[0],
             t_end_ns=times[-1],
             token_times_ns=tuple(times),
@@ -449,23 +428,37 @@ class LlamaCppEngine:
             tool_call_error=call_error,
         )
 
+    def _tool_calls(self, out: list[int]) -> tuple[tuple[ToolCall, ...], str | None]:
+        """The native calls in a turn's tokens, and why none could be read (or None)."""
+        # with special pieces: a family's marker may be a control token ([TOOL_CALLS])
+        raw = self.llm.detokenize(out, special=True).decode(errors="replace")
+        parsed = parse_tool_calls(self.tool_family, raw, self._calls_made)
+        self._calls_made += len(parsed.calls)
+        return parsed.calls, parsed.error
+
     def _perf_prefill(self) -> tuple[float, float]:
         """llama.cpp's eval time so far (prompt + single-token batches), and the latter alone."""
-        perf = self._llama_cpp.llama_perf_context(self.llm._ctx.ctx)
+        perf = self.llama_cpp.llama_perf_context(self.llm._ctx.ctx)
         return (perf.t_p_eval_ms + perf.t_eval_ms, perf.t_eval_ms)
 
-    def _token_log(self, max_tokens: int) -> _TokenLog:
-        return _TokenLog(max_tokens, self._perf_prefill, self._is_eog, self._on_token)
+    def token_log(self, max_tokens: int) -> TokenLog:
+        """A new generation's token log: this engine's clock, stop rule and listener."""
+        return TokenLog(max_tokens, self._perf_prefill, self._is_eog, self._on_token)
+
+    def greedy_chooser(self, gbnf: str | None) -> GreedyChooser:
+        """A new generation's greedy choice, grammar-checked when `gbnf` is given."""
+        buffers = self._candidate_buffers() if gbnf is not None else None
+        return GreedyChooser(self.llama_cpp, self._vocab, self._n_vocab, buffers, gbnf)
 
     def _is_eog(self, token: int) -> bool:
-        return bool(self._llama_cpp.llama_vocab_is_eog(self._vocab, token))
+        return bool(self.llama_cpp.llama_vocab_is_eog(self._vocab, token))
 
     def _decode_with_generate(
         self, prompt: list[int], sampler_grammar: Any, max_tokens: int
-    ) -> _TokenLog:
+    ) -> TokenLog:
         """Drive `Llama.generate()` and time around its yields (sampling, or no grammar)."""
         llm = self.llm
-        log = self._token_log(max_tokens)
+        log = self.token_log(max_tokens)
         stream = llm.generate(
             prompt,
             temp=self.temperature,
@@ -489,7 +482,7 @@ class LlamaCppEngine:
     def _candidate_buffers(self) -> tuple[Any, np.ndarray, Any]:
         """The full-vocabulary candidate array (and a numpy view of it) and a 1-element one."""
         if self._candidates is None:
-            lc = self._llama_cpp
+            lc = self.llama_cpp
             data = (lc.llama_token_data * self._n_vocab)()
             view = np.ctypeslib.as_array(data)
             view["id"] = np.arange(self._n_vocab, dtype=view.dtype["id"])
@@ -507,77 +500,35 @@ class LlamaCppEngine:
         gbnf: str,
         max_tokens: int,
         extra: dict[str, Any],
-    ) -> tuple[int, _TokenLog]:
+    ) -> tuple[int, TokenLog]:
         """Greedy decoding under a grammar that checks the argmax first.
 
         Leaves the KV cache, `llm.n_tokens` and `llm.input_ids` as `Llama.generate()` would:
         the prompt past `reused` and every returned token but the last are evaluated; the
         end-of-generation token, or the last token of a turn cut by max_tokens, is not.
-        Returns (reused, tokens, token times, finish reason, perf at the first token).
+        Returns (reused, the token log: tokens, times, finish reason, perf at the first one).
         """
-        lc = self._llama_cpp
+        lc = self.llama_cpp
         llm = self.llm
         ctx = llm._ctx.ctx
-        n_vocab = self._n_vocab
-        data, view, one = self._candidate_buffers()
-        full = lc.llama_token_data_array(
-            data=ctypes.cast(data, lc.llama_token_data_p), size=n_vocab, selected=-1, sorted=False
-        )
-        single = lc.llama_token_data_array(
-            data=ctypes.cast(one, lc.llama_token_data_p), size=1, selected=-1, sorted=False
-        )
-        full_ref, single_ref = ctypes.byref(full), ctypes.byref(single)
-        logits_view = view["logit"]
-        log = self._token_log(max_tokens)
-        checks = rejections = 0
-        grammar_ns = 0
-        # one grammar sampler per generation: its state advances with every accepted token
-        smpl = lc.llama_sampler_init_grammar(self._vocab, gbnf.encode(), b"root")
-        if not smpl:
-            raise EngineError("llama.cpp could not parse the grammar")
+        log = self.token_log(max_tokens)
+        chooser = self.greedy_chooser(gbnf)
         try:
             if reused < len(prompt):
                 reused = evaluate_after_prefix(llm, prompt, reused)
             # else: the whole prompt is cached with live logits; sample from them directly
             while True:
-                ptr = lc.llama_get_logits_ith(ctx, -1)
-                if not ptr:
-                    raise EngineError("llama.cpp returned no logits for the last position")
-                logits = np.ctypeslib.as_array(ptr, shape=(n_vocab,))
-                token = int(np.argmax(logits))  # the first maximum, as llama.cpp's greedy
-                t0 = time.monotonic_ns()
-                checks += 1
-                one[0].id = token
-                one[0].logit = float(logits[token])
-                one[0].p = 0.0
-                single.selected = -1
-                lc.llama_sampler_apply(smpl, single_ref)
-                if one[0].logit == -np.inf:
-                    # rejected: the grammar filters the whole vocabulary, then the argmax
-                    rejections += 1
-                    logits_view[:] = logits
-                    full.data = ctypes.cast(data, lc.llama_token_data_p)
-                    full.size = n_vocab
-                    full.selected = -1
-                    full.sorted = False
-                    lc.llama_sampler_apply(smpl, full_ref)
-                    token = int(np.argmax(logits_view))
-                    if logits_view[token] == -np.inf:
-                        raise EngineError("the grammar allows no token at this point")
-                grammar_ns += time.monotonic_ns() - t0
+                token = chooser.choose(lc.llama_get_logits_ith(ctx, -1), "the last position")
                 if not log.add(token):
                     break
-                t0 = time.monotonic_ns()
-                lc.llama_sampler_accept(smpl, token)
-                grammar_ns += time.monotonic_ns() - t0
+                chooser.accept(token)
                 llm.eval([token])
         except (RuntimeError, ValueError, OSError) as exc:
             raise EngineError(f"llama.cpp failed while generating: {exc}") from exc
         finally:
-            lc.llama_sampler_free(smpl)
-        extra.update(
-            grammar_checks=checks, grammar_rejections=rejections, grammar_ms=grammar_ns / 1e6
-        )
+            chooser.close()
+        extra.update(grammar_checks=chooser.checks, grammar_rejections=chooser.rejections,
+                     grammar_ms=chooser.grammar_ns / 1e6)
         return reused, log
 
     def close(self) -> None:
@@ -586,4 +537,3 @@ class LlamaCppEngine:
                 self.speculator.close()
         with contextlib.suppress(Exception):
             self.llm.close()
-

@@ -1,5 +1,10 @@
-"""llama.cpp's context and model settings: the KV cache types by name and their size per
-token, and what llama.cpp says it used, read back from the context and its load log.
+"""llama.cpp's context and model settings: the record the in-process engine is built with
+(EngineSettings, with its speculative decoding's SpecSettings), the KV cache types by name
+and their size per token, and what llama.cpp says it used, read back from the context and
+its load log.
+
+The engine owns these records; the run's config builds them (RunConfig.engine_settings), so
+the engine never reads the config itself.
 
 The read-back is what a sweep row stands on: llama-cpp-python clamps some values (n_batch to
 n_ctx, n_ubatch to n_batch) and llama.h has no getter for flash attention or the KV types, so
@@ -10,13 +15,80 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from ..errors import ConfigError
 
 # ggml_type ids (ggml.h) of the KV cache types offered
 GGML_TYPES = {"f16": 1, "q8_0": 8, "q4_0": 2}
 # ggml's type traits: (bytes per block, elements per block)
 _BLOCKS = {"f16": (2, 1), "q8_0": (34, 32), "q4_0": (18, 32)}
+
+
+@dataclass(frozen=True)
+class SpecSettings:
+    """What `--spec` asked for: off, prompt-lookup, or draft with a model name or path."""
+
+    mode: str = "off"  # off | prompt-lookup | draft
+    draft_model: str | None = None
+    ngram: int = 3
+    max_draft: int = 8
+
+    @property
+    def enabled(self) -> bool:
+        return self.mode != "off"
+
+    def label(self) -> str:
+        return f"draft:{self.draft_model}" if self.mode == "draft" else self.mode
+
+
+def parse_spec(value: str, *, ngram: int = 3, max_draft: int = 8, where: str = "--spec") -> (
+    SpecSettings
+):
+    """'off' | 'prompt-lookup' | 'draft:MODEL' -> SpecSettings; a ConfigError names `where`."""
+    text = (value or "").strip()
+    if ngram < 1:
+        raise ConfigError(f"{where}: spec_ngram must be at least 1, got {ngram}")
+    if max_draft < 1:
+        raise ConfigError(f"{where}: spec_max_draft must be at least 1, got {max_draft}")
+    if text in ("off", "prompt-lookup"):
+        return SpecSettings(text, None, ngram, max_draft)
+    if text.startswith("draft:") and text[len("draft:") :].strip():
+        return SpecSettings("draft", text[len("draft:") :].strip(), ngram, max_draft)
+    raise ConfigError(
+        f"{where}: key 'spec' must be one of off, prompt-lookup, draft:MODEL "
+        f"(a model name or .gguf path), got {value!r}"
+    )
+
+
+@dataclass(frozen=True)
+class EngineSettings:
+    """Everything the in-process engine is asked for: llama.cpp's context and model settings,
+    the sampler chain, and speculative decoding. The defaults are the engine's own (a test
+    or a tool names only what it changes)."""
+
+    n_ctx: int = 8192
+    threads: int | None = None  # 0 or None: one per CPU
+    threads_batch: int | None = None  # None: the same as threads
+    gpu_layers: int = 0
+    n_batch: int = 512
+    n_ubatch: int = 512
+    flash_attn: bool = False
+    type_k: str = "f16"  # a key of GGML_TYPES
+    type_v: str = "f16"
+    mlock: bool = False
+    mmap: bool = True
+    seed: int = 0
+    temperature: float = 0.0  # 0: greedy
+    top_p: float = 0.95
+    repeat_penalty: float = 1.0  # 1.0: off
+    # greedy + grammar: check the argmax against the grammar first (False: the sampler chain
+    # filters the whole vocabulary every token; the same tokens either way)
+    fast_grammar: bool = True
+    spec: SpecSettings = field(default_factory=SpecSettings)
+
 
 _FLASH = re.compile(r"llama_context: flash_attn\s*=\s*(\w+)")
 _KV = re.compile(r"llama_kv_cache: size =\s*([\d.]+) MiB \(\s*(\d+) cells.*?K \((\w+)\):"

@@ -25,27 +25,41 @@ one by one.
 
 from __future__ import annotations
 
-import ctypes
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
-from ..config import SpecSettings, parse_spec  # noqa: F401 - parse_spec: re-exported
 from ..errors import ConfigError, ModelError
 from .base import EngineError
+from .greedy import GreedyChooser, TokenLog
 from .llamacpp_ops import evaluate_after_prefix
-
-if TYPE_CHECKING:
-    from .llamacpp import LlamaCppEngine, _TokenLog
+from .llamacpp_settings import SpecSettings
 
 # llama.cpp's CPU kernels for a batch of >= 2 tokens give logits up to ~0.3 apart from a
 # one-token pass over the same cache (measured on Qwen2.5-Coder-0.5B Q4_K_M). Where the best
 # token of a verified position leads the runner-up by less than this, the batch's choice is
 # not trusted: that position is decided by a one-token pass, as plain decoding would.
 MARGIN_GUARD = 1.0
+
+
+class SpeculativeTarget(Protocol):
+    """What speculative decoding needs of the engine it drafts for (LlamaCppEngine): its
+    llama.cpp module and model, the context settings a draft model copies, and the token log
+    and greedy choice its own greedy loops use, so both decode alike."""
+
+    llama_cpp: Any  # the llama_cpp module
+    llm: Any  # the target's llama_cpp.Llama: its KV cache is verified into and rolled back
+    n_ctx: int
+    n_threads: int
+    n_gpu_layers: int
+    seed: int
+
+    def token_log(self, max_tokens: int) -> TokenLog: ...
+
+    def greedy_chooser(self, gbnf: str | None) -> GreedyChooser: ...
 
 
 # ------------------------------------------------------------------------------ proposers
@@ -129,7 +143,7 @@ class DraftModel:
     name = "draft"
     cheap = False
 
-    def __init__(self, path: Path, target: LlamaCppEngine) -> None:
+    def __init__(self, path: Path, target: SpeculativeTarget) -> None:
         import llama_cpp
 
         self._lc = llama_cpp
@@ -318,7 +332,7 @@ class Speculator:
         self.proposer.close()
 
 
-def build_speculator(settings: SpecSettings, target: LlamaCppEngine) -> Speculator | None:
+def build_speculator(settings: SpecSettings, target: SpeculativeTarget) -> Speculator | None:
     if not settings.enabled:
         return None
     if settings.mode == "prompt-lookup":
@@ -331,93 +345,6 @@ def build_speculator(settings: SpecSettings, target: LlamaCppEngine) -> Speculat
 
 
 # ------------------------------------------------------------------------------ decode loop
-
-
-class _GreedyChooser:
-    """The token plain greedy decoding picks from one row of logits: the first argmax, or,
-    under a grammar, the argmax checked against the grammar first and the grammar-filtered
-    argmax when it is rejected (the choice `_decode_greedy_grammar` makes)."""
-
-    def __init__(self, engine: LlamaCppEngine, gbnf: str | None) -> None:
-        lc = engine._llama_cpp
-        self._lc = lc
-        self._n_vocab = engine._n_vocab
-        self.smpl = None
-        self._filtered = False
-        self.checks = self.rejections = 0
-        self.grammar_ns = 0
-        if gbnf is None:
-            return
-        data, view, one = engine._candidate_buffers()
-        self._data, self._view, self._one = data, view, one
-        self._full = lc.llama_token_data_array(
-            data=ctypes.cast(data, lc.llama_token_data_p), size=self._n_vocab, selected=-1,
-            sorted=False,
-        )
-        self._single = lc.llama_token_data_array(
-            data=ctypes.cast(one, lc.llama_token_data_p), size=1, selected=-1, sorted=False
-        )
-        self._full_ref, self._single_ref = ctypes.byref(self._full), ctypes.byref(self._single)
-        self.smpl = lc.llama_sampler_init_grammar(engine._vocab, gbnf.encode(), b"root")
-        if not self.smpl:
-            raise EngineError("llama.cpp could not parse the grammar")
-
-    def choose(self, ptr: Any) -> int:
-        if not ptr:
-            raise EngineError("llama.cpp returned no logits for a verified position")
-        logits = np.ctypeslib.as_array(ptr, shape=(self._n_vocab,))
-        token = int(np.argmax(logits))
-        self._filtered = False
-        if self.smpl is None:
-            return token
-        lc = self._lc
-        t0 = time.monotonic_ns()
-        self.checks += 1
-        one = self._one
-        one[0].id = token
-        one[0].logit = float(logits[token])
-        one[0].p = 0.0
-        self._single.selected = -1
-        lc.llama_sampler_apply(self.smpl, self._single_ref)
-        if one[0].logit == -np.inf:
-            self.rejections += 1
-            self._filtered = True
-            view = self._view["logit"]
-            view[:] = logits
-            full = self._full
-            full.data = ctypes.cast(self._data, lc.llama_token_data_p)
-            full.size = self._n_vocab
-            full.selected = -1
-            full.sorted = False
-            lc.llama_sampler_apply(self.smpl, self._full_ref)
-            token = int(np.argmax(view))
-            if view[token] == -np.inf:
-                raise EngineError("the grammar allows no token at this point")
-        self.grammar_ns += time.monotonic_ns() - t0
-        return token
-
-    def margin(self, ptr: Any) -> float:
-        """Top-1 minus top-2 logit among the tokens the grammar allows at this position
-        (after `choose` on the same row: a rejected argmax left the filtered row in the
-        candidate buffer; an accepted one is compared with the raw runner-up, which can
-        only understate the margin)."""
-        if self._filtered:
-            row = self._view["logit"]
-        else:
-            row = np.ctypeslib.as_array(ptr, shape=(self._n_vocab,))
-        top2 = np.partition(row, -2)[-2:]
-        return float(top2[1] - top2[0])
-
-    def accept(self, token: int) -> None:
-        if self.smpl is not None:
-            t0 = time.monotonic_ns()
-            self._lc.llama_sampler_accept(self.smpl, token)
-            self.grammar_ns += time.monotonic_ns() - t0
-
-    def close(self) -> None:
-        if self.smpl is not None:
-            self._lc.llama_sampler_free(self.smpl)
-            self.smpl = None
 
 
 def eval_with_logits(llm: Any, tokens: list[int]) -> None:
@@ -439,15 +366,137 @@ def rollback(llm: Any, keep: int) -> None:
     llm._requires_eval = True
 
 
+class _SpeculativeDecode:
+    """One speculative generation's state: the token log, the greedy choice, the context
+    the proposer sees, and the counters it reports."""
+
+    def __init__(self, engine: SpeculativeTarget, spec: Speculator, gbnf: str | None,
+                 max_tokens: int) -> None:
+        self.lc = engine.llama_cpp
+        self.llm = engine.llm
+        self.ctx = self.llm._ctx.ctx
+        self.spec = spec
+        self.max_tokens = max_tokens
+        self.log = engine.token_log(max_tokens)
+        self.chooser = engine.greedy_chooser(gbnf)
+        self.drafted = self.accepted = self.passes = self.reevaluated = self.drafts = 0
+        self.propose_ns = 0
+        self.max_batch = max(1, self.llm.n_batch - 1)
+        self.context: list[int] = []
+
+    def decode(self, prompt: list[int], reused: int) -> int:
+        """Decode to the end of the turn; returns how many prompt tokens were reused."""
+        if reused < len(prompt):
+            reused = evaluate_after_prefix(self.llm, prompt, reused)
+        self.context = list(prompt)
+        t0 = time.monotonic_ns()
+        self.spec.proposer.begin(self.context)
+        self.propose_ns += time.monotonic_ns() - t0
+        token = self.chooser.choose(self.lc.llama_get_logits_ith(self.ctx, -1))
+        logged = False  # the pending token was already logged (a re-evaluation)
+        single = False  # the next pass evaluates the pending token alone
+        while logged or self.log.add(token):
+            if not logged:
+                self.chooser.accept(token)
+                self.context.append(token)
+            step = self._pass(token, single)
+            if step is None:
+                break
+            token, logged, single = step
+        return reused
+
+    def _pass(self, token: int, single: bool) -> tuple[int, bool, bool] | None:
+        """One target pass over the pending token and a draft: the next (pending token,
+        already logged, evaluate it alone), or None when the turn ended."""
+        draft, key, t_proposed = self._draft(single)
+        n_past = self.llm.n_tokens
+        batch = [token, *draft]
+        kept, stop, unsure, nxt = self._verify(batch, draft, t_proposed)
+        self.spec.record(key, len(draft), kept)
+        if draft:
+            self.drafted += len(draft)
+            self.accepted += kept
+            self.drafts += 1
+        # keep the pending token and the accepted drafts; a draft that ended the turn
+        # is, like the plain loop's last token, not left in the cache; an unsure
+        # position's token is taken out and evaluated again alone
+        keep = n_past + 1 + kept - (1 if stop or unsure else 0)
+        if keep < self.llm.n_tokens:
+            rollback(self.llm, keep)
+        if stop:
+            return None
+        if unsure:
+            self.reevaluated += 1
+            return batch[kept], True, True
+        return nxt, False, False
+
+    def _draft(self, single: bool) -> tuple[list[int], str, int]:
+        """(the draft to verify, its kind, when proposing ended)."""
+        spec = self.spec
+        # a draft token that would be the last of the budget is never evaluated anyway
+        k = 0 if single else min(spec.max_draft, self.max_batch,
+                                 self.max_tokens - len(self.log.out) - 1)
+        t0 = time.monotonic_ns()
+        if k > 0 and not spec.proposer.cheap:
+            k = spec.choose_length(k, spec.proposer.last_key)
+        draft = spec.proposer.propose(self.context, k)[:k] if k > 0 else []
+        key = spec.proposer.last_key
+        draft = draft[: spec.choose_length(len(draft), key)]
+        t1 = time.monotonic_ns()
+        self.propose_ns += t1 - t0
+        return draft, key, t1
+
+    def _verify(self, batch: list[int], draft: list[int],
+                t_proposed: int) -> tuple[int, bool, bool, int]:
+        """Evaluate the batch and keep the drafts greedy decoding agrees with: (kept, the
+        turn ended on a kept draft, a position was unsure, the target's next token)."""
+        eval_with_logits(self.llm, batch)
+        self.spec.record_pass(len(batch), (time.monotonic_ns() - t_proposed) / 1e9)
+        self.passes += 1
+        guard = self.spec.margin_guard
+        chooser, log = self.chooser, self.log
+        kept = 0
+        nxt = -1
+        for i in range(len(batch)):
+            ptr = self.lc.llama_get_logits_ith(self.ctx, i)
+            nxt = chooser.choose(ptr)
+            if draft and guard and chooser.margin(ptr) < guard:
+                return kept, False, True, nxt  # decide this position from a one-token pass
+            if i == len(draft) or nxt != draft[i]:
+                break
+            kept += 1
+            if not log.add(draft[i]):
+                return kept, True, False, nxt
+            chooser.accept(draft[i])
+            self.context.append(draft[i])
+        return kept, False, False, nxt
+
+    def report(self, extra: dict[str, Any], grammar: bool) -> None:
+        """The counters into the generation's `extra` (and the grammar's, under one)."""
+        extra.update(
+            spec=self.spec.proposer.name,
+            spec_target_passes=self.passes,
+            spec_propose_ms=self.propose_ns / 1e6,
+            spec_acceptance=self.accepted / self.drafted if self.drafted else None,
+            spec_drafts=self.drafts,
+            spec_reevaluated=self.reevaluated,
+            _spec_counts=(self.drafted, self.accepted),
+        )
+        if grammar:
+            chooser = self.chooser
+            extra.update(grammar_checks=chooser.checks, grammar_rejections=chooser.rejections,
+                         grammar_ms=chooser.grammar_ns / 1e6)
+
+
 def decode_speculative(
-    engine: LlamaCppEngine,
+    engine: SpeculativeTarget,
     spec: Speculator,
     prompt: list[int],
     reused: int,
     gbnf: str | None,
     max_tokens: int,
     extra: dict[str, Any],
-) -> tuple[int, _TokenLog]:
+) -> tuple[int, TokenLog]:
     """Greedy decoding (optionally under a grammar) with drafts verified in one batch.
 
     Leaves the cache as the plain loops do: the prompt and every returned token but the last
@@ -457,96 +506,12 @@ def decode_speculative(
     instead. Plain greedy decoding shares the weakness (its output changes with how the
     prompt was split into batches); on the F32 tiny model the outputs are identical.
     """
-    lc = engine._llama_cpp
-    llm = engine.llm
-    ctx = llm._ctx.ctx
-    log = engine._token_log(max_tokens)
-    chooser = _GreedyChooser(engine, gbnf)
-    drafted = accepted = passes = reevaluated = 0
-    guard = spec.margin_guard
-    propose_ns = 0
-    steps: list[tuple[int, int]] = []
-    max_batch = max(1, llm.n_batch - 1)
+    run = _SpeculativeDecode(engine, spec, gbnf, max_tokens)
     try:
-        if reused < len(prompt):
-            reused = evaluate_after_prefix(llm, prompt, reused)
-        context = list(prompt)
-        t0 = time.monotonic_ns()
-        spec.proposer.begin(context)
-        propose_ns += time.monotonic_ns() - t0
-        token = chooser.choose(lc.llama_get_logits_ith(ctx, -1))
-        logged = False  # the pending token was already logged (a re-evaluation)
-        single = False  # the next pass evaluates the pending token alone
-        while logged or log.add(token):
-            if not logged:
-                chooser.accept(token)
-                context.append(token)
-            logged = False
-            # a draft token that would be the last of the budget is never evaluated anyway
-            k = 0 if single else min(spec.max_draft, max_batch, max_tokens - len(log.out) - 1)
-            single = False
-            t0 = time.monotonic_ns()
-            if k > 0 and not spec.proposer.cheap:
-                k = spec.choose_length(k, spec.proposer.last_key)
-            draft = spec.proposer.propose(context, k)[:k] if k > 0 else []
-            key = spec.proposer.last_key
-            draft = draft[: spec.choose_length(len(draft), key)]
-            t1 = time.monotonic_ns()
-            propose_ns += t1 - t0
-            n_past = llm.n_tokens
-            batch = [token, *draft]
-            eval_with_logits(llm, batch)
-            spec.record_pass(len(batch), (time.monotonic_ns() - t1) / 1e9)
-            passes += 1
-            kept = 0
-            stop = unsure = False
-            nxt = -1
-            for i in range(len(batch)):
-                ptr = lc.llama_get_logits_ith(ctx, i)
-                nxt = chooser.choose(ptr)
-                if draft and guard and chooser.margin(ptr) < guard:
-                    unsure = True  # decide this position from a one-token pass instead
-                    break
-                if i == len(draft) or nxt != draft[i]:
-                    break
-                kept += 1
-                if not log.add(draft[i]):
-                    stop = True
-                    break
-                chooser.accept(draft[i])
-                context.append(draft[i])
-            spec.record(key, len(draft), kept)
-            if draft:
-                drafted += len(draft)
-                accepted += kept
-                steps.append((len(draft), kept))
-            # keep the pending token and the accepted drafts; a draft that ended the turn
-            # is, like the plain loop's last token, not left in the cache; an unsure
-            # position's token is taken out and evaluated again alone
-            keep = n_past + 1 + kept - (1 if stop or unsure else 0)
-            if keep < llm.n_tokens:
-                rollback(llm, keep)
-            if stop:
-                break
-            if unsure:
-                reevaluated += 1
-                token, logged, single = batch[kept], True, True
-                continue
-            token = nxt
+        reused = run.decode(prompt, reused)
     except (RuntimeError, ValueError, OSError) as exc:
         raise EngineError(f"llama.cpp failed while generating: {exc}") from exc
     finally:
-        chooser.close()
-    extra.update(
-        spec=spec.proposer.name,
-        spec_target_passes=passes,
-        spec_propose_ms=propose_ns / 1e6,
-        spec_acceptance=accepted / drafted if drafted else None,
-        spec_drafts=len(steps),
-        spec_reevaluated=reevaluated,
-        _spec_counts=(drafted, accepted),
-    )
-    if gbnf is not None:
-        extra.update(grammar_checks=chooser.checks, grammar_rejections=chooser.rejections,
-                     grammar_ms=chooser.grammar_ns / 1e6)
-    return reused, log
+        run.chooser.close()
+    run.report(extra, gbnf is not None)
+    return reused, run.log

@@ -13,7 +13,6 @@ from typing import Any
 from ..agent.loop import AgentLimits, LoopResult, run_agent
 from ..agent.native import resolve_tool_format
 from ..config import (
-    DEFAULT_COMMAND_TIMEOUT_S,
     DEFAULT_WALL_S,
     RunConfig,
     effective_max_steps,
@@ -30,7 +29,7 @@ from ..results.store import make_run_dir
 from ..sandbox.process import ProcessLimits, run_command
 from ..sandbox.tools import Toolbox
 from ..sandbox.workspace import Workspace
-from ..suite import Grade, Task, grade, load_suite, select_tasks
+from ..suite import DEFAULT_COMMAND_TIMEOUT_S, Grade, Task, grade, load_suite, select_tasks
 from .session import (
     RunSession,
     StepCollector,

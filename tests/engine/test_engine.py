@@ -13,6 +13,7 @@ from paths import ROOT
 from edgeagent.agent.actions import Action, action_grammar, parse_action
 from edgeagent.engine.base import ContextOverflow, EngineError, Generation, Message
 from edgeagent.engine.llamacpp import LlamaCppEngine
+from edgeagent.engine.llamacpp_settings import EngineSettings
 from edgeagent.sandbox.tools import TOOL_SPECS
 
 SYSTEM = "You are a coding agent. Answer with one JSON tool call."
@@ -25,7 +26,7 @@ NO_ARG_SPECS = [s for s in TOOL_SPECS if s.name in ("run_tests", "submit")]
 def engine(tiny_model_path: Path) -> Iterator[LlamaCppEngine]:
     # one thread: OpenMP workers spin-wait, and two spinning processes on a shared 2-core
     # machine stall each other for seconds
-    eng = LlamaCppEngine(tiny_model_path, n_ctx=2048, n_threads=1)
+    eng = LlamaCppEngine(tiny_model_path, EngineSettings(n_ctx=2048, threads=1))
     yield eng
     eng.close()
 
@@ -285,7 +286,7 @@ def test_fast_grammar_path_reports_an_unparseable_grammar(engine: LlamaCppEngine
 
 
 def test_sampling_with_a_grammar_keeps_the_sampler_chain(tiny_model_path: Path) -> None:
-    eng = LlamaCppEngine(tiny_model_path, n_ctx=512, n_threads=1, temperature=0.7)
+    eng = LlamaCppEngine(tiny_model_path, EngineSettings(n_ctx=512, threads=1, temperature=0.7))
     try:
         gen = eng.generate(_turn("Run the tests."), max_tokens=40, grammar=SMALL_GBNF)
         assert "grammar_checks" not in gen.extra

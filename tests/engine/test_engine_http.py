@@ -32,6 +32,7 @@ from edgeagent.agent.native import native_constraint
 from edgeagent.engine.base import EngineError, Message, ToolCall
 from edgeagent.engine.http import EndpointSettings, HttpEngine, base_url, wire_message
 from edgeagent.engine.llamacpp import LlamaCppEngine
+from edgeagent.engine.llamacpp_settings import EngineSettings
 from edgeagent.engine.tool_format import tool_call_grammar
 from edgeagent.results.report import render_report
 from edgeagent.results.store import open_run_db
@@ -103,7 +104,7 @@ def test_token_counts_agree_with_the_in_process_engine(
         served = http.generate(MESSAGES, max_tokens=64, grammar=grammar)
     finally:
         http.close()
-    local = LlamaCppEngine(tiny_model_path, n_ctx=2048, n_threads=1)
+    local = LlamaCppEngine(tiny_model_path, EngineSettings(n_ctx=2048, threads=1))
     try:
         inproc = local.generate(MESSAGES, max_tokens=64, grammar=grammar)
     finally:
@@ -223,7 +224,7 @@ def test_native_tools_through_the_server_agree_with_the_in_process_engine(
                                tools=NATIVE_TOOLS)
     finally:
         http.close()
-    local = LlamaCppEngine(tiny_tools_model_path, n_ctx=4096, n_threads=1)
+    local = LlamaCppEngine(tiny_tools_model_path, EngineSettings(n_ctx=4096, threads=1))
     try:
         inproc = local.generate(NATIVE_MESSAGES, max_tokens=64,
                                 grammar=native_constraint(local, NATIVE_TOOLS),

@@ -38,7 +38,7 @@ def _state_bytes_per_token(engine) -> float:
 
 def test_each_setting_reaches_the_llama_cpp_context(tiny_kv_model_path: Path) -> None:
     config = load_config(None, {"model": str(tiny_kv_model_path), **SETTINGS})
-    engine = llamacpp_engine(tiny_kv_model_path, config)
+    engine = llamacpp_engine(tiny_kv_model_path, config.engine_settings())
     try:
         ctx = engine.llm.ctx
         # llama.h's getters, asked here directly
@@ -58,7 +58,7 @@ def test_each_setting_reaches_the_llama_cpp_context(tiny_kv_model_path: Path) ->
     finally:
         engine.close()
     plain = llamacpp_engine(tiny_kv_model_path, load_config(None, {
-        "model": str(tiny_kv_model_path), "n_ctx": 1024, "threads": 1}))
+        "model": str(tiny_kv_model_path), "n_ctx": 1024, "threads": 1}).engine_settings())
     try:
         f16 = _state_bytes_per_token(plain)
         kv_f16 = plain.provenance()["kv_bytes_per_token"]

@@ -13,6 +13,7 @@ from edgeagent import cli
 from edgeagent.config import load_config
 from edgeagent.engine.base import Message
 from edgeagent.engine.llamacpp import LlamaCppEngine
+from edgeagent.engine.llamacpp_settings import EngineSettings
 from edgeagent.errors import ConfigError
 from edgeagent.replay import load_dataset
 from edgeagent.run import ReplaySource, default_dataset, execute_replay
@@ -22,7 +23,7 @@ TOKENS = 24
 
 
 def tokens(model: Path, **settings) -> tuple[int, ...]:
-    engine = LlamaCppEngine(model, n_ctx=512, n_threads=1, **settings)
+    engine = LlamaCppEngine(model, EngineSettings(n_ctx=512, threads=1, **settings))
     return engine.generate(MESSAGES, max_tokens=TOKENS).tokens
 
 

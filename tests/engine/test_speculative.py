@@ -14,12 +14,8 @@ from edgeagent.agent.actions import action_grammar
 from edgeagent.config import load_config
 from edgeagent.engine.base import Generation, Message
 from edgeagent.engine.llamacpp import LlamaCppEngine
-from edgeagent.engine.speculative import (
-    DraftModel,
-    PromptLookup,
-    Speculator,
-    parse_spec,
-)
+from edgeagent.engine.llamacpp_settings import EngineSettings, parse_spec
+from edgeagent.engine.speculative import DraftModel, PromptLookup, Speculator
 from edgeagent.errors import ConfigError
 from edgeagent.sandbox.tools import TOOL_SPECS
 
@@ -50,7 +46,7 @@ def _load_tool():
 
 @pytest.fixture(scope="module")
 def engine(tiny_model_path: Path) -> Iterator[LlamaCppEngine]:
-    eng = LlamaCppEngine(tiny_model_path, n_ctx=2048, n_threads=1)
+    eng = LlamaCppEngine(tiny_model_path, EngineSettings(n_ctx=2048, threads=1))
     yield eng
     eng.close()
 
@@ -195,8 +191,8 @@ def test_identical_prompt_after_speculation_replays_the_last_token(
 
 
 def test_provenance_names_the_proposer(tiny_model_path: Path) -> None:
-    eng = LlamaCppEngine(tiny_model_path, n_ctx=512, n_threads=1,
-                         spec=parse_spec("prompt-lookup", ngram=2, max_draft=5))
+    spec = parse_spec("prompt-lookup", ngram=2, max_draft=5)
+    eng = LlamaCppEngine(tiny_model_path, EngineSettings(n_ctx=512, threads=1, spec=spec))
     try:
         prov = eng.provenance()["speculative"]
         assert prov["proposer"] == "prompt-lookup"
@@ -205,7 +201,7 @@ def test_provenance_names_the_proposer(tiny_model_path: Path) -> None:
         assert gen.spec_drafted is not None
     finally:
         eng.close()
-    plain = LlamaCppEngine(tiny_model_path, n_ctx=512, n_threads=1)
+    plain = LlamaCppEngine(tiny_model_path, EngineSettings(n_ctx=512, threads=1))
     try:
         assert plain.provenance()["speculative"] is None
     finally:

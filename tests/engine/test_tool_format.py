@@ -14,6 +14,7 @@ from edgeagent.agent.native import native_constraint, openai_tools
 from edgeagent.engine.base import Message, ToolCall
 from edgeagent.engine.chat_template import CHATML_TEMPLATE, ChatTemplate
 from edgeagent.engine.llamacpp import LlamaCppEngine
+from edgeagent.engine.llamacpp_settings import EngineSettings
 from edgeagent.engine.tool_format import (
     FAMILIES,
     detect_family,
@@ -107,7 +108,7 @@ def test_a_call_cut_by_the_token_budget_leaves_the_complete_ones() -> None:
 
 @pytest.fixture(scope="module")
 def tools_engine(tiny_tools_model_path: Path):
-    engine = LlamaCppEngine(tiny_tools_model_path, n_ctx=2048, n_threads=1)
+    engine = LlamaCppEngine(tiny_tools_model_path, EngineSettings(n_ctx=2048, threads=1))
     yield engine
     engine.close()
 

@@ -23,6 +23,7 @@ import pytest
 from paths import FIXTURES
 
 from edgeagent.engine.llamacpp import LlamaCppEngine
+from edgeagent.engine.llamacpp_settings import EngineSettings
 from edgeagent.models import DEFAULT_MODEL, resolve_model
 from edgeagent.replay.dataset import load_dataset
 from edgeagent.replay.replayer import conversation_start, native_messages
@@ -98,7 +99,7 @@ def hf_tokenizer(gguf_path: Path, template: str) -> Any:
 
 def test_every_turn_is_token_identical_to_transformers_apply_chat_template() -> None:
     model = resolve_model(DEFAULT_MODEL, progress=False)
-    engine = LlamaCppEngine(model.path, n_ctx=4096, n_threads=1)
+    engine = LlamaCppEngine(model.path, EngineSettings(n_ctx=4096, threads=1))
     try:
         template = engine.template.source
         assert engine.tool_family == "hermes"
