@@ -245,11 +245,12 @@ class ToolOutcome(Protocol):
 
 
 def step_record(
+    gen: Generation,
+    *,
     task_id: str,
     attempt: int,
     step: int,
     wall_start: float,
-    gen: Generation,
     action_name: str | None,
     action_args: dict[str, Any] | None,
     format_error: str | None,
@@ -263,9 +264,6 @@ def step_record(
 ) -> StepRecord:
     """The StepRecord of one generation and what its action did, built the same way by the
     live loop and by replay."""
-    rc = result.retrieval
-    times = gen.token_times_ns
-    per_token = tuple((b - a) / 1e6 for a, b in zip(times, times[1:], strict=False))
     return StepRecord(
         task_id=task_id,
         attempt=attempt,
@@ -298,20 +296,32 @@ def step_record(
         tool_error=result.error,
         observation_tokens=observation_tokens,
         observation_truncated=truncated,
-        per_token_ms=per_token,
-        retrieval_embed_ms=rc.embed_ms if rc else None,
-        retrieval_search_ms=rc.search_ms if rc else None,
-        retrieval_rerank_ms=rc.rerank_ms if rc else None,
-        retrieval_index_ms=rc.index_ms if rc else None,
-        retrieval_index_cached=rc.index_cached if rc else None,
-        retrieval_files_reindexed=rc.files_reindexed if rc else None,
-        retrieval_chunks=rc.chunks if rc else None,
-        t_retrieval_start_ns=rc.t_start_ns if rc else None,
-        t_retrieval_end_ns=rc.t_end_ns if rc else None,
+        per_token_ms=_gaps_ms(gen.token_times_ns),
         spec_target_passes=gen.extra.get("spec_target_passes"),
         repeats=repeats,
+        **_retrieval_fields(result.retrieval),
         **endpoint_fields(gen),
     )
+
+
+def _gaps_ms(times: tuple[int, ...]) -> tuple[float, ...]:
+    """Milliseconds between consecutive token times."""
+    return tuple((b - a) / 1e6 for a, b in zip(times, times[1:], strict=False))
+
+
+def _retrieval_fields(rc: Any) -> dict[str, Any]:
+    """The search tool's cost split (ToolOutcome.retrieval), all None for any other tool."""
+    return {
+        "retrieval_embed_ms": rc.embed_ms if rc else None,
+        "retrieval_search_ms": rc.search_ms if rc else None,
+        "retrieval_rerank_ms": rc.rerank_ms if rc else None,
+        "retrieval_index_ms": rc.index_ms if rc else None,
+        "retrieval_index_cached": rc.index_cached if rc else None,
+        "retrieval_files_reindexed": rc.files_reindexed if rc else None,
+        "retrieval_chunks": rc.chunks if rc else None,
+        "t_retrieval_start_ns": rc.t_start_ns if rc else None,
+        "t_retrieval_end_ns": rc.t_end_ns if rc else None,
+    }
 
 
 def endpoint_fields(gen: Generation) -> dict[str, Any]:

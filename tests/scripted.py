@@ -34,7 +34,7 @@ class ScriptedEngine:
         raise NotImplementedError
 
     def generate(self, messages: list[Message], *, max_tokens: int, grammar=None,
-                 max_context_tokens=None) -> Generation:
+                 max_context_tokens=None, on_token=None) -> Generation:
         t0 = time.monotonic_ns()
         text, finish = self.answer(self.calls, messages)
         self.calls += 1

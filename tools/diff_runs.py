@@ -33,6 +33,9 @@ def _rows(db: Path, table: str) -> dict[tuple, dict[str, object]]:
     rows = {}
     for row in con.execute(f"SELECT * FROM {table}"):  # noqa: S608 - table names are ours
         record = {k: row[k] for k in row.keys() if not CLOCK_COLUMN.search(k)}
+        if isinstance(record.get("suite"), str) and record["suite"].startswith("replay:"):
+            # a replay's suite names its dataset by path, which is where the checkout is
+            record["suite"] = "replay:" + Path(record["suite"][7:]).name
         if isinstance(record.get("grading_output"), str):
             record["grading_output"] = RAN_IN.sub(r"\1", record["grading_output"])
         rows[tuple(row[k] for k in TABLES[table] if k != "run_id")] = record

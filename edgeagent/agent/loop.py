@@ -2,22 +2,27 @@
 
 It knows the Engine protocol, the Toolbox and an event sink, and nothing of SQLite, the
 console, the TUI or sensors: each completed step is emitted as a StepRecord.
+
+A task is an `_Episode`: one step queries the model, parses its action, acts and observes.
+Whatever ends the task (a limit, the engine, the model submitting) raises `_TaskEnded` with
+the LoopResult, so `run_agent` has one place that turns an end into its result.
 """
 
 from __future__ import annotations
 
-import inspect
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from ..engine.base import ContextOverflow, Engine, EngineError, Message
+from ..config import DEFAULT_STUCK_AFTER
+from ..engine.base import ContextOverflow, Engine, EngineError, Generation, Grammar, Message
 from ..events import EventSink, PhaseStarted, TaskStarted, TokenDelta, step_record
-from ..sandbox.tools import Toolbox, ToolResult
+from ..sandbox.tools import Toolbox, ToolResult, ToolSpec
 from . import prompt
 from .actions import Action, FormatError, action_constraint, action_fields, parse_action
 from .native import native_action, native_constraint, openai_tools
-from .stuck import DEFAULT_STUCK_AFTER, RepeatCounter, is_stuck, stuck_reason
+from .stuck import RepeatCounter, is_stuck, stuck_reason
 
 
 @dataclass(frozen=True)
@@ -44,8 +49,23 @@ class LoopResult:
     detail: str | None = None
 
 
-def _tool_result_for_format_error() -> ToolResult:
-    return ToolResult(output="", exit_code=None, error=True, wall_ms=0.0)
+class _TaskEnded(Exception):
+    """The task is over; `result` says how. Never escapes run_agent."""
+
+    def __init__(self, termination: str, steps: int, context: int,
+                 detail: str | None = None) -> None:
+        super().__init__(termination)
+        self.result = LoopResult(termination, steps, context, detail)
+
+
+@dataclass(frozen=True)
+class _Acted:
+    """What one step's action did, as the model will read it."""
+
+    result: ToolResult
+    observation: str
+    truncated: bool
+    repeats: int | None  # the stuck rule's count; None: no tool call
 
 
 def run_agent(
@@ -62,118 +82,155 @@ def run_agent(
 ) -> LoopResult:
     """`stop_requested` is asked before every step: True stops the task as interrupted; a
     string stops it with that termination (a display's "skip" answers "skipped")."""
-    specs = toolbox.specs  # search_code only when the run has retrieval
-    native = limits.tool_format == "native"
-    system = prompt.system_prompt(specs, native=native)
-    user = prompt.task_prompt(title, issue, toolbox.repo_files(named_in=issue))
-    sink.emit(TaskStarted(task_id, attempt, title, system, user))
-    messages = [Message("system", system), Message("user", user)]
-    reminder = prompt.issue_reminder(issue)
-    tools = openai_tools(specs) if native else None
-    if not limits.use_grammar:
-        grammar = None
-    elif native:
-        assert tools is not None
-        grammar = native_constraint(engine, tools)
-    else:
-        grammar = action_constraint(specs)
-    native_kw = {"tools": tools} if native else {}
-    t0 = time.monotonic()
-    streams = _accepts_on_token(engine)
-    consecutive_format_errors = 0
-    context = 0
-    last_failed: Action | None = None
-    repeat_counter = RepeatCounter()
-    repeats: int | None = None
-    for step in range(limits.max_steps):
-        stop = stop_requested()
-        if stop:
-            return LoopResult(stop if isinstance(stop, str) else "interrupted", step, context)
-        if limits.wall_s is not None and time.monotonic() - t0 > limits.wall_s:
-            return LoopResult("wall_timeout", step, context, f"over {limits.wall_s:g} s")
-        wall_start = time.time()
-        # an engine that cannot stream tokens shows one "generate" phase instead
-        live = {"on_token": _live_tokens(sink, task_id, attempt, step)} if streams else {}
-        phase = "prefill" if streams else "generate"
-        sink.emit(PhaseStarted(task_id, attempt, step, phase, time.monotonic_ns()))
-        try:
-            gen = engine.generate(
-                messages,
-                max_tokens=limits.max_new_tokens,
-                grammar=grammar,
-                max_context_tokens=limits.max_context_tokens,
-                **live,
-                **native_kw,
-            )
-        except ContextOverflow as exc:
-            return LoopResult("context_overflow", step, exc.needed, str(exc))
-        except EngineError as exc:
-            return LoopResult("engine_error", step, context, str(exc))
-        context = gen.context_tokens + len(gen.tokens)
-        parsed = native_action(gen, specs) if native else parse_action(gen.text, specs)
-        if isinstance(parsed, FormatError) and gen.finish_reason == "length":
-            # the parser's complaint (not a JSON object, unterminated string) hides the cause
-            parsed = FormatError(
-                f"the answer reached the {limits.max_new_tokens}-token budget before its tool "
-                f"call was complete ({parsed.message}); write a shorter call")
-        t_tool_start = time.monotonic_ns()
-        sink.emit(PhaseStarted(task_id, attempt, step, "tool", t_tool_start))
-        if isinstance(parsed, FormatError):
-            consecutive_format_errors += 1
-            result = _tool_result_for_format_error()
-            observation = prompt.format_error_observation(parsed.message)
-            truncated = False
-            repeat_counter.no_action()
-            repeats = None
-        else:
-            consecutive_format_errors = 0
-            result = toolbox.call(parsed.name, parsed.arguments)
-            text = engine.truncate_to_tokens(result.output, limits.observation_tokens)
-            truncated = text != result.output
-            observation = prompt.observation(
-                parsed.name, result, text, parsed == last_failed, reminder
-            )
-            last_failed = parsed if result.error else None
-            failed = result.error or result.exit_code not in (None, 0)
-            repeats = repeat_counter.step(parsed.name, parsed.arguments, result.output, failed)
-        t_tool_end = time.monotonic_ns()
-        if native and isinstance(parsed, Action) and gen.tool_calls:
-            # the call as the model wrote it (its ids spliced back), answered by its id
-            call = gen.tool_calls[0]
-            messages.append(Message("assistant", gen.text, gen.tokens, tool_calls=(call,)))
-            messages.append(Message("tool", observation, tool_call_id=call.id))
-        else:
-            messages.append(Message("assistant", gen.text, gen.tokens))
-            messages.append(Message("user", observation))
-        sink.emit(
-            step_record(
-                task_id, attempt, step, wall_start, gen, *action_fields(parsed), result,
-                observation, truncated, engine.count_tokens(observation), t_tool_start,
-                t_tool_end, repeats,
-            )
-        )
-        if isinstance(parsed, Action) and result.submitted:
-            return LoopResult("submitted", step + 1, context)
-        if is_stuck(repeats, limits.stuck_after):
-            return LoopResult("stuck", step + 1, context,
-                              stuck_reason(repeats))
-        if consecutive_format_errors >= limits.max_format_errors:
-            return LoopResult(
-                "format_errors", step + 1, context,
-                f"{consecutive_format_errors} consecutive format errors",
-            )
-    return LoopResult("max_steps", limits.max_steps, context,
+    episode = _Episode(task_id, attempt, engine, toolbox, sink, limits, title, issue)
+    try:
+        for step in range(limits.max_steps):
+            episode.check_limits(step, stop_requested())
+            episode.step(step)
+    except _TaskEnded as end:
+        return end.result
+    return LoopResult("max_steps", limits.max_steps, episode.context,
                       f"the step limit, {limits.max_steps} steps")
 
 
-def _accepts_on_token(engine: Engine) -> bool:
-    """Whether the engine's generate() takes the optional `on_token` listener."""
-    try:
-        params = inspect.signature(engine.generate).parameters
-    except (TypeError, ValueError):
-        return False
-    return "on_token" in params or any(
-        p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+class _Episode:
+    """One task's conversation and the counters its limits read."""
+
+    def __init__(self, task_id: str, attempt: int, engine: Engine, toolbox: Toolbox,
+                 sink: EventSink, limits: AgentLimits, title: str, issue: str) -> None:
+        """Emits TaskStarted with the prompts; the wall-clock limit counts from the end."""
+        self.task_id, self.attempt = task_id, attempt
+        self.engine, self.toolbox, self.sink, self.limits = engine, toolbox, sink, limits
+        self.specs = toolbox.specs  # search_code only when the run has retrieval
+        self.native = limits.tool_format == "native"
+        system = prompt.system_prompt(self.specs, native=self.native)
+        user = prompt.task_prompt(title, issue, toolbox.repo_files(named_in=issue))
+        sink.emit(TaskStarted(task_id, attempt, title, system, user))
+        self.messages = [Message("system", system), Message("user", user)]
+        self.reminder = prompt.issue_reminder(issue)
+        self.tools = openai_tools(self.specs) if self.native else None
+        self.grammar = _constraint(engine, limits, self.specs, self.tools)
+        self.t0 = time.monotonic()
+        self.context = 0  # the last generation's prompt plus its tokens
+        self.format_errors = 0  # consecutive
+        self.last_failed: Action | None = None
+        self.repeat_counter = RepeatCounter()
+
+    def check_limits(self, step: int, stop: bool | str) -> None:
+        """Ends the task before `step` when a display asked, or past the wall-clock limit."""
+        if stop:
+            raise _TaskEnded(stop if isinstance(stop, str) else "interrupted", step,
+                             self.context)
+        wall_s = self.limits.wall_s
+        if wall_s is not None and time.monotonic() - self.t0 > wall_s:
+            raise _TaskEnded("wall_timeout", step, self.context, f"over {wall_s:g} s")
+
+    def step(self, step: int) -> None:
+        """Query, parse, act, observe; emits the step's record, then ends the task if the
+        step did (submitted, stuck, too many format errors)."""
+        wall_start = time.time()
+        gen = self.query(step)
+        parsed = self.parse(gen)
+        t_tool_start = time.monotonic_ns()
+        self.sink.emit(PhaseStarted(self.task_id, self.attempt, step, "tool", t_tool_start))
+        acted = self.act(parsed)
+        t_tool_end = time.monotonic_ns()
+        self.observe(gen, parsed, acted.observation)
+        action_name, action_args, format_error = action_fields(parsed)
+        self.sink.emit(step_record(
+            gen, task_id=self.task_id, attempt=self.attempt, step=step,
+            wall_start=wall_start, action_name=action_name, action_args=action_args,
+            format_error=format_error, result=acted.result, observation=acted.observation,
+            truncated=acted.truncated,
+            observation_tokens=self.engine.count_tokens(acted.observation),
+            t_tool_start=t_tool_start, t_tool_end=t_tool_end, repeats=acted.repeats,
+        ))
+        self.check_end(step, parsed, acted)
+
+    def query(self, step: int) -> Generation:
+        """The model's answer to the conversation so far; the engine's failures end the task."""
+        # decode is marked at the first token the engine streams (_live_tokens)
+        self.sink.emit(PhaseStarted(self.task_id, self.attempt, step, "prefill",
+                                    time.monotonic_ns()))
+        native_kw = {"tools": self.tools} if self.native else {}
+        try:
+            gen = self.engine.generate(
+                self.messages,
+                max_tokens=self.limits.max_new_tokens,
+                grammar=self.grammar,
+                max_context_tokens=self.limits.max_context_tokens,
+                on_token=_live_tokens(self.sink, self.task_id, self.attempt, step),
+                **native_kw,
+            )
+        except ContextOverflow as exc:
+            raise _TaskEnded("context_overflow", step, exc.needed, str(exc)) from exc
+        except EngineError as exc:
+            raise _TaskEnded("engine_error", step, self.context, str(exc)) from exc
+        self.context = gen.context_tokens + len(gen.tokens)
+        return gen
+
+    def parse(self, gen: Generation) -> Action | FormatError:
+        parsed = (native_action(gen, self.specs) if self.native
+                  else parse_action(gen.text, self.specs))
+        if isinstance(parsed, FormatError) and gen.finish_reason == "length":
+            # the parser's complaint (not a JSON object, unterminated string) hides the cause
+            parsed = FormatError(
+                f"the answer reached the {self.limits.max_new_tokens}-token budget before "
+                f"its tool call was complete ({parsed.message}); write a shorter call")
+        return parsed
+
+    def act(self, parsed: Action | FormatError) -> _Acted:
+        """The tool call run (or the format error answered) and framed as an observation."""
+        if isinstance(parsed, FormatError):
+            self.format_errors += 1
+            result = ToolResult(output="", exit_code=None, error=True, wall_ms=0.0)
+            observation = prompt.format_error_observation(parsed.message)
+            self.repeat_counter.no_action()
+            return _Acted(result, observation, truncated=False, repeats=None)
+        self.format_errors = 0
+        result = self.toolbox.call(parsed.name, parsed.arguments)
+        text = self.engine.truncate_to_tokens(result.output, self.limits.observation_tokens)
+        observation = prompt.observation(
+            parsed.name, result, text, parsed == self.last_failed, self.reminder
+        )
+        self.last_failed = parsed if result.error else None
+        failed = result.error or result.exit_code not in (None, 0)
+        repeats = self.repeat_counter.step(parsed.name, parsed.arguments, result.output, failed)
+        return _Acted(result, observation, text != result.output, repeats)
+
+    def observe(self, gen: Generation, parsed: Action | FormatError, observation: str) -> None:
+        """The answer and its observation appended to the conversation."""
+        if self.native and isinstance(parsed, Action) and gen.tool_calls:
+            # the call as the model wrote it (its ids spliced back), answered by its id
+            call = gen.tool_calls[0]
+            self.messages.append(Message("assistant", gen.text, gen.tokens, tool_calls=(call,)))
+            self.messages.append(Message("tool", observation, tool_call_id=call.id))
+        else:
+            self.messages.append(Message("assistant", gen.text, gen.tokens))
+            self.messages.append(Message("user", observation))
+
+    def check_end(self, step: int, parsed: Action | FormatError, acted: _Acted) -> None:
+        """Ends the task after `step` when it submitted, is stuck, or keeps failing to
+        write a tool call."""
+        if isinstance(parsed, Action) and acted.result.submitted:
+            raise _TaskEnded("submitted", step + 1, self.context)
+        if is_stuck(acted.repeats, self.limits.stuck_after):
+            raise _TaskEnded("stuck", step + 1, self.context, stuck_reason(acted.repeats))
+        if self.format_errors >= self.limits.max_format_errors:
+            raise _TaskEnded("format_errors", step + 1, self.context,
+                             f"{self.format_errors} consecutive format errors")
+
+
+def _constraint(
+    engine: Engine, limits: AgentLimits, specs: Sequence[ToolSpec],
+    tools: list[dict[str, Any]] | None,
+) -> Grammar | str | None:
+    """The output constraint of every generation: a native call, a text action, or none."""
+    if not limits.use_grammar:
+        return None
+    if tools is not None:
+        return native_constraint(engine, tools)
+    return action_constraint(specs)
 
 
 def _live_tokens(

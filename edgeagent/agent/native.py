@@ -18,7 +18,7 @@ from typing import Any
 from ..engine.base import Generation, Grammar
 from ..engine.tool_format import tool_call_grammar
 from ..errors import ConfigError
-from ..sandbox.tools import ToolSpec
+from ..sandbox.tools import TOOL_SPECS, ToolSpec
 from .actions import Action, FormatError
 
 
@@ -69,8 +69,9 @@ def resolve_tool_format(requested: str, engine: Any, *, live: bool) -> ToolForma
                       "fallback: the chat template has no native tool-call support")
 
 
-def openai_tools(specs: Sequence[ToolSpec]) -> list[dict[str, Any]]:
-    """Our tools as OpenAI function schemas, the `tools` a chat template renders."""
+def openai_tools(specs: Sequence[ToolSpec] = TOOL_SPECS) -> list[dict[str, Any]]:
+    """Our tools as OpenAI function schemas, the `tools` a chat template renders and an
+    exported MLPerf conversation declares (by default the tools without search_code)."""
     out = []
     for spec in specs:
         params = dict(spec.parameters)

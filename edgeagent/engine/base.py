@@ -176,8 +176,8 @@ class Engine(Protocol):
         max_tokens: int,
         grammar: Grammar | str | None = None,
         max_context_tokens: int | None = None,
-        # optional: called with each kept token's text as it is sampled, for live displays
-        # (the loop passes it only to an engine whose generate() declares it)
+        # called with each kept token's (or streamed delta's) text as it is sampled, for live
+        # displays; every engine takes it, one that cannot stream never calls it
         on_token: Callable[[str], None] | None = None,
         # OpenAI function schemas: rendered by the template, calls read back natively
         # (passed only in native tool format, to an engine with a tool_family)

@@ -39,7 +39,7 @@ import json
 import os
 import socket
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -182,6 +182,8 @@ class _Stream:
     t_sent: int = 0
     t_finish: int = 0  # the delta that carried finish_reason
     t_done: int = 0
+    # a live display's listener: each content or tool-call delta's text, after its timestamp
+    on_token: Callable[[str], None] | None = None
 
 
 def _server_message(status: int, body: bytes) -> str:
@@ -397,7 +399,8 @@ class HttpEngine:
         text = self._vocab.template.turn_text(m, tools)
         return {"role": "assistant", "content": text} if text is not None else wire
 
-    def _stream(self, body: dict[str, Any], deadline: float) -> _Stream:
+    def _stream(self, body: dict[str, Any], deadline: float,
+                on_token: Callable[[str], None] | None = None) -> _Stream:
         httpx = self._httpx
         remaining = deadline - time.monotonic()
         if remaining <= 0:
@@ -407,7 +410,7 @@ class HttpEngine:
         timeout = httpx.Timeout(
             remaining, connect=min(self.settings.connect_timeout_s, remaining)
         )
-        out = _Stream(t_sent=time.monotonic_ns())
+        out = _Stream(t_sent=time.monotonic_ns(), on_token=on_token)
         try:
             with self._client.stream(
                 "POST", self.url + "/chat/completions", json=body, timeout=timeout
@@ -481,6 +484,8 @@ class HttpEngine:
             if piece:
                 out.chunk_times.append(time.monotonic_ns())
                 out.text += piece
+                if out.on_token is not None:
+                    out.on_token(piece)
             if choice.get("finish_reason") and out.finish is None:
                 out.finish = choice["finish_reason"]
                 out.t_finish = time.monotonic_ns()
@@ -492,6 +497,7 @@ class HttpEngine:
         max_tokens: int,
         grammar: Grammar | str | None = None,
         max_context_tokens: int | None = None,
+        on_token: Callable[[str], None] | None = None,
         tools: Sequence[Mapping[str, Any]] | None = None,
     ) -> Generation:
         t_start = time.monotonic_ns()
@@ -508,7 +514,7 @@ class HttpEngine:
         while True:
             body = self._body(messages, max_tokens, mode, grammar, tools)
             try:
-                stream = self._stream(body, deadline)
+                stream = self._stream(body, deadline, on_token)
             except _Rejected as exc:
                 nxt = _DOWNGRADE.index(mode) + 1
                 if self.settings.constraint != "auto" or mode == "none" or nxt >= len(_DOWNGRADE):

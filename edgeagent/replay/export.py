@@ -24,6 +24,7 @@ from typing import Any
 import yaml
 
 from ..agent import prompt
+from ..agent.native import openai_tools
 from ..errors import StoreError
 from ..results.store import open_run_db
 from ..sandbox.process import ProcessLimits
@@ -31,14 +32,6 @@ from ..sandbox.tools import TOOL_SPECS, Toolbox, ToolSpec
 from ..sandbox.workspace import Workspace
 from ..suite import Task, load_oracle
 from .dataset import Conversation, Row, ToolCall, ToolResult
-
-
-def openai_tools(specs: Sequence[ToolSpec] = TOOL_SPECS) -> tuple[dict[str, Any], ...]:
-    return tuple(
-        {"type": "function",
-         "function": {"name": s.name, "description": s.description, "parameters": s.parameters}}
-        for s in specs
-    )
 
 
 def specs_from_openai(tools: Sequence[dict[str, Any]]) -> tuple[ToolSpec, ...]:
@@ -54,7 +47,7 @@ class _Builder:
     def __init__(self, conversation_id: str, system: str, user: str) -> None:
         self.id = conversation_id
         self.rows: list[Row] = [Row(conversation_id, 1, "user", content=user, system=system,
-                                    tools=openai_tools())]
+                                    tools=tuple(openai_tools()))]
 
     def _add(self, role: str, **fields: Any) -> None:
         self.rows.append(Row(self.id, len(self.rows) + 1, role, **fields))

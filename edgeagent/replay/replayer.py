@@ -311,9 +311,13 @@ def _replay_turn(
     predicted = tuple(turn_executables(calls))
     seen = phase.observation or ""
     result = SandboxResult(seen, phase.exit_code, phase.error, phase.ms)
+    action_name, action_args, format_error = action_fields(parsed)
     sink.emit(step_record(
-        conv_id, 0, step, wall_start, gen, *action_fields(parsed), result,
-        seen, False, engine.count_tokens(seen), phase.t_start_ns, phase.t_end_ns,
+        gen, task_id=conv_id, attempt=0, step=step, wall_start=wall_start,
+        action_name=action_name, action_args=action_args, format_error=format_error,
+        result=result, observation=seen, truncated=False,
+        observation_tokens=engine.count_tokens(seen), t_tool_start=phase.t_start_ns,
+        t_tool_end=phase.t_end_ns,
     ))
     return TurnResult(
         conv_id, row.turn, step, "completed", None, score_turn(reference, predicted),

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from ..agent import prompt
+from ..agent.native import openai_tools
 from ..sandbox.tools import TOOL_SPECS
 from .dataset import load_dataset
-from .export import openai_tools
 
 FILES = tuple(f"fleet/{m}.py" for m in ("fuel", "trips", "depots", "units", "money", "report"))
 KINDS = ("read_file", "grep", "run_tests", "read_file", "edit", "list_dir")

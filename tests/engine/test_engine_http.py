@@ -475,6 +475,12 @@ def test_server_numbers_are_recorded_beside_the_client_view(stub: str) -> None:
     assert gen.extra["server_cached_tokens"] == 33 and gen.extra["retries"] == 0
 
 
+def test_streamed_deltas_reach_a_live_display_in_order(stub: str) -> None:
+    pieces: list[str] = []
+    gen = _engine(stub + "/ok").generate(MESSAGES, max_tokens=32, on_token=pieces.append)
+    assert len(pieces) == gen.extra["chunks"] == 2 and "".join(pieces) == gen.text
+
+
 def test_a_503_is_retried(stub: str) -> None:
     _Stub.flaky_calls = 0
     gen = _generate(_engine(stub + "/flaky"))

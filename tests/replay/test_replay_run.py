@@ -170,7 +170,7 @@ class OracleEngine:
         return text
 
     def generate(self, messages: list[Message], *, max_tokens: int, grammar=None,
-                 max_context_tokens=None) -> Generation:
+                 max_context_tokens=None, on_token=None) -> Generation:
         t0 = time.monotonic_ns()
         text = self.actions.pop(0) if self.actions else "not json"
         t1 = time.monotonic_ns()

@@ -56,7 +56,7 @@ class OracleEngine:
         return text
 
     def generate(self, messages: list[Message], *, max_tokens: int, grammar: str | None = None,
-                 max_context_tokens: int | None = None) -> Generation:
+                 max_context_tokens: int | None = None, on_token=None) -> Generation:
         text = json.dumps(self.actions[self.turn % len(self.actions)])
         self.turn += 1
         t0 = time.monotonic_ns()
