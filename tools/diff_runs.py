@@ -25,6 +25,8 @@ CLOCK_COLUMN = re.compile(
     r"|_j$|null_reason)")
 # unittest's own timing line inside grading output
 RAN_IN = re.compile(r"(Ran \d+ tests?) in [\d.]+s")
+# each task's workspace is a fresh temporary directory; tracebacks name it
+WORKSPACE = re.compile(r"edgeagent-ws-\w+")
 
 
 def _rows(db: Path, table: str) -> dict[tuple, dict[str, object]]:
@@ -38,6 +40,8 @@ def _rows(db: Path, table: str) -> dict[tuple, dict[str, object]]:
             record["suite"] = "replay:" + Path(record["suite"][7:]).name
         if isinstance(record.get("grading_output"), str):
             record["grading_output"] = RAN_IN.sub(r"\1", record["grading_output"])
+        record = {k: WORKSPACE.sub("edgeagent-ws-*", v) if isinstance(v, str) else v
+                  for k, v in record.items()}
         rows[tuple(row[k] for k in TABLES[table] if k != "run_id")] = record
     con.close()
     return rows

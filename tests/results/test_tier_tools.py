@@ -4,6 +4,7 @@ resolved_ci.py gives a seeded resolved rate its interval."""
 
 from __future__ import annotations
 
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -59,3 +60,26 @@ def test_resolved_ci_gives_each_setting_an_interval(two_runs: list[Path]) -> Non
     assert cells[2:5] == ["0/0, 1/1", "1/1", "1.000"]
     assert cells[5] == "0.207-1.000"  # Wilson 95% for 1 of 1
     assert "greedy" in out.splitlines()[-1]  # the sampler each run recorded
+
+
+def test_diff_runs_finds_the_same_run_identical_and_a_changed_cell(
+    tiny_model_path: Path, tmp_path: Path
+) -> None:
+    # the same task run twice by the same scripted engine: the same in every non-clock cell
+    suite = make_suite(tmp_path / "suite")
+    runs = []
+    for name in ("first", "again"):
+        config = load_config(None, {"model": str(tiny_model_path), "suite": str(suite),
+                                    "out": str(tmp_path / name), "tasks": ["easy-add"]})
+        runs.append(str(execute_run(config, engine_factory=lambda p, c: IssueFollower(),
+                                    progress=False).run_dir))
+    out = _tool("diff_runs.py", *runs)
+    assert out.strip().endswith("identical") and "0 differing cells" in out
+    con = sqlite3.connect(Path(runs[1]) / "run.db")
+    con.execute("UPDATE steps SET decoded_tokens = decoded_tokens + 1 WHERE step = 0")
+    con.commit()
+    con.close()
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "diff_runs.py"), *runs],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and "decoded_tokens" in done.stdout
+    assert done.stdout.strip().endswith("DIFFERENT")
