@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import time
 from pathlib import Path
 
@@ -63,12 +64,29 @@ class Probe:
 
 
 def _du(path: Path) -> int:
+    """The run directory's logical size: run.db's pages in use, read by a reader connection
+    (it sees committed rows wherever they are, in the WAL or the main file), plus every other
+    file. The files' own sizes depend on when SQLite checkpoints the WAL, which a loaded
+    machine shifts: twice the linearity check failed on it."""
     total = 0
     for root, _dirs, files in os.walk(path):
         for f in files:
-            if not f.endswith("-shm"):
-                total += os.path.getsize(os.path.join(root, f))
+            full = os.path.join(root, f)
+            if f == "run.db":
+                total += _pages_in_use(full)
+            elif not f.endswith(("-shm", "-wal")):
+                total += os.path.getsize(full)
     return total
+
+
+def _pages_in_use(db: str) -> int:
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)
+    try:
+        pages, free, size = (con.execute(f"PRAGMA {p}").fetchone()[0]
+                             for p in ("page_count", "freelist_count", "page_size"))
+    finally:
+        con.close()
+    return (pages - free) * size
 
 
 def test_200_steps_keep_memory_flat_and_store_linear(
