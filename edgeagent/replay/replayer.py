@@ -42,7 +42,16 @@ from ..sandbox.tools import ToolResult as SandboxResult
 from ..sandbox.tools import ToolSpec
 from .dataset import Conversation, Row, ToolCall
 from .export import specs_from_openai
-from .score import parse_generated_calls, score_turn, turn_executables
+from .score import (
+    intent_codes,
+    is_workflow,
+    mlperf_actions,
+    model_intent,
+    own_actions,
+    parse_generated_calls,
+    score_intent,
+    score_turn,
+)
 
 
 @dataclass(frozen=True)
@@ -61,7 +70,9 @@ class TurnResult:
     step: int  # 0-based assistant turn index, the StepRecord's step
     status: str  # completed | dropped
     reason: str | None
-    score: float
+    score: float | None  # MLPerf's inline score; None: no ground truth, excluded from the mean
+    # coding: MLPerf's actions of the recorded and generated turn; workflow: the recorded
+    # intent codes and the model's intent
     reference_executables: tuple[str, ...]
     predicted_executables: tuple[str, ...] | None
     context_tokens: int | None = None
@@ -73,6 +84,45 @@ class TurnResult:
     latency_ms: float | None = None  # request start to last token (TTFT + decode)
     tool_ms: float | None = None
     generated: str | None = None
+    domain: str = "coding"  # coding | workflow (a `sim_N` conversation), as MLPerf splits them
+    # our own rule for our own JSON tools (score.own_actions), apart from MLPerf's score;
+    # None unless the recorded turn calls a tool other than `bash`
+    own_score: float | None = None
+
+
+@dataclass(frozen=True)
+class _Reference:
+    """What a recorded assistant turn is scored against (score.py)."""
+    workflow: bool
+    truth: tuple[str, ...]  # coding: MLPerf's actions; workflow: the intent codes, sorted
+    own: tuple[str, ...] | None  # our rule's actions; None when every call is `bash`
+
+    @classmethod
+    def of(cls, conv_id: str, row: Row) -> _Reference:
+        calls = [(c.name, c.args) for c in row.tool_calls or ()]
+        if is_workflow(conv_id):
+            return cls(True, tuple(sorted(intent_codes(dict(row.extra).get("intent_codes")))),
+                       None)
+        own = tuple(own_actions(calls)) if any(n != "bash" for n, _ in calls) else None
+        return cls(False, tuple(mlperf_actions(calls)), own)
+
+    def score(self, predicted: tuple[str, ...] | None) -> float | None:
+        """MLPerf's score of a generated turn (None: the turn's output is missing)."""
+        if self.workflow:
+            return score_intent(set(self.truth), predicted[0] if predicted else None,
+                                missing=predicted is None)
+        return score_turn(self.truth, predicted)
+
+    def generated(self, calls: list[tuple[str, dict[str, Any]]],
+                  text: str) -> tuple[tuple[str, ...], float | None]:
+        """MLPerf's view of a generated turn, and our own score of it."""
+        if self.workflow:
+            # a thinking model's text: its reasoning, then `</think>`, then the content
+            reasoning, sep, content = text.rpartition("</think>")
+            intent = model_intent(reasoning if sep else None, content)
+            return ((intent,) if intent else ()), None
+        own = score_turn(self.own, own_actions(calls)) if self.own is not None else None
+        return tuple(mlperf_actions(calls)), own
 
 
 @dataclass(frozen=True)
@@ -287,7 +337,8 @@ def _replay_turn(
     emitted; returns the turn and what re-executed calls printed (None: not re-executed)."""
     row, next_row = prompt.row, prompt.reply
     tool_row = next_row if next_row is not None and next_row.role == "tool" else None
-    reference = tuple(turn_executables((c.name, c.args) for c in row.tool_calls or ()))
+    ref = _Reference.of(conv_id, row)
+    domain = "workflow" if ref.workflow else "coding"
     # what the model reads next: the tool results, or a user message (format errors)
     observation = tool_text(tool_row) if tool_row else (next_row.content if next_row else None)
     wall_start = time.time()
@@ -296,8 +347,9 @@ def _replay_turn(
                               grammar=constraints.grammar, **constraints.generate_kw())
     except (ContextOverflow, EngineError) as exc:
         kind = "context overflow" if isinstance(exc, ContextOverflow) else "engine error"
-        dropped = TurnResult(conv_id, row.turn, step, "dropped", f"{kind}: {exc}", 0.0,
-                             reference, None)
+        dropped = TurnResult(conv_id, row.turn, step, "dropped", f"{kind}: {exc}",
+                             ref.score(None), ref.truth, None, domain=domain,
+                             own_score=score_turn(ref.own, None) if ref.own else None)
         # the tool phase runs for a dropped turn too: re-executed calls keep the sandbox in
         # the recorded state for the turns after it
         return dropped, _tool_phase(row, tool_row, observation, executor, None).reexecuted
@@ -308,7 +360,7 @@ def _replay_turn(
     else:
         calls = parse_generated_calls(gen.text)
         parsed = parse_action(gen.text, constraints.specs)
-    predicted = tuple(turn_executables(calls))
+    predicted, own_score = ref.generated(calls, gen.text)
     seen = phase.observation or ""
     result = SandboxResult(seen, phase.exit_code, phase.error, phase.ms)
     action_name, action_args, format_error = action_fields(parsed)
@@ -320,10 +372,10 @@ def _replay_turn(
         t_tool_end=phase.t_end_ns,
     ))
     return TurnResult(
-        conv_id, row.turn, step, "completed", None, score_turn(reference, predicted),
-        reference, predicted, gen.context_tokens, gen.reused_tokens, gen.prefill_tokens,
+        conv_id, row.turn, step, "completed", None, ref.score(predicted),
+        ref.truth, predicted, gen.context_tokens, gen.reused_tokens, gen.prefill_tokens,
         gen.decoded_tokens, gen.ttft_ms, gen.tpot_ms, (gen.t_end_ns - gen.t_start_ns) / 1e6,
-        phase.ms, gen.text,
+        phase.ms, gen.text, domain, own_score,
     ), phase.reexecuted
 
 

@@ -1,13 +1,32 @@
-"""The inline accuracy check of MLPerf Edge Agentic: executables of bash tool calls, multiset IoU.
+"""The inline accuracy check of MLPerf Edge Agentic, re-implemented rule for rule.
 
-For a shell command: quoted strings are removed, the rest is split on `|`, `&&`, `||`, `;`
-(and newlines), each piece loses its leading `VAR=x` assignments and wrapper commands
-(`sudo`, `env`, `timeout 10`, ...) with their options, and the first word's basename,
-lower-cased, with a versioned `python3.11` made `python`, is the executable.
+The rules follow `AgenticInferenceInlineScorer` in mlcommons/endpoints,
+src/inference_endpoint/evaluation/scoring.py (the stored copy read for this port reported no
+commit; the same rules, plus heredoc stripping, are in
+src/inference_endpoint/evaluation/multi_turn_inline_accuracy.py at commit
+3e1b7032267d1985427c6287680bf74c1468bd00 — the scoring.py scorer, which MLPerf runs, does
+*not* strip heredoc bodies, so neither do we). Per assistant turn:
 
-Our own tools are JSON actions, not bash: `run` (our bash tool) is scored by its command like
-MLPerf's `bash`; every other tool counts as one executable named after the tool
-(`read_file`, `edit`, ...), so a turn scores 1 when the model picks the recorded tool.
+- Domain: a conversation id `sim_<digits>` is a workflow conversation, every other one coding.
+- Coding: the actions of a turn are taken from its tool calls named exactly `bash` (no other
+  tool counts); the command is the `command` argument, else `cmd`, and must be a string.
+  Quoted spans ('...', "..." with escapes, `...`) are replaced by a space; the rest is split
+  on `||`, `|`, `&&`, `;` and newlines (so a heredoc's body lines are stages of their own);
+  each stage's words lose leading `VAR=x` assignments and the wrappers env, time, nice, sudo,
+  exec, command (their options are not skipped); the next word's basename, lower-cased, less
+  a version suffix `.N` or `.N.N`, is looked up in the alias table below, and a word not in
+  the table is ignored. The turn scores the multiset IoU of model vs. recorded actions.
+- Workflow: the recorded turn's `intent_codes` (upper-cased strings) against the model's
+  intent: the first `intent: I123` (any case) in `reasoning_content`, else in `content`;
+  failing that, the last bare `I123` of `reasoning_content`, else of `content`. 1 or 0.
+- A turn whose recorded ground truth is empty (no listed executable, no intent code) is
+  excluded (score None) and leaves the mean; a scorable turn without model output scores 0.
+- The run's score is the mean over scored turns, rounded to 4 places.
+
+Our own JSON tools (`run`, `read_file`, `edit`, ... of live runs) are not MLPerf's: they are
+scored by `own_actions`, a rule of ours kept in a separate field (`own_score`) so that a replay
+of MLPerf data gives exactly MLPerf's number: a bash-like tool (`run`, `shell`, ...) counts
+the actions of its command by the rules above, any other tool one action named after it.
 """
 
 from __future__ import annotations
@@ -15,82 +34,140 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+Calls = Iterable[tuple[str, Mapping[str, Any]]]
+
+# MLPerf's executable table: executable basename -> action; names not listed are ignored
+ALIASES: dict[str, str] = {
+    **{k: "python" for k in ("python", "python2", "python3", "py")},
+    "pip": "pip", "pip3": "pip", "pytest": "pytest", "pylint": "pylint",
+    "sphinx-build": "sphinx", "sphinx-quickstart": "sphinx", "cython": "cython",
+    "make": "make", "conda": "conda",
+    "cat": "cat", "head": "head", "tail": "tail", "less": "cat", "more": "cat", "wc": "wc",
+    "diff": "diff",
+    **{k: "grep" for k in ("grep", "egrep", "fgrep", "rg", "ag")},
+    "sed": "sed", "awk": "awk", "gawk": "awk", "tr": "tr", "sort": "sort", "uniq": "uniq",
+    "cut": "cut", "find": "find", "ls": "ls", "locate": "find", "xargs": "xargs",
+    "cp": "cp", "mv": "mv", "rm": "rm", "mkdir": "mkdir", "touch": "touch", "tee": "tee",
+    "source": "source", ".": "source", "which": "which", "alias": "alias", "unset": "unset",
+    "export": "export", "git": "git", "curl": "curl", "wget": "curl", "true": "true",
+    "false": "false", "timeout": "timeout", "date": "date",
+    "apt-get": "apt", "apt": "apt", "yum": "yum",
+}
+WRAPPERS = frozenset({"env", "time", "nice", "sudo", "exec", "command"})
+MLPERF_BASH_TOOL = "bash"
+# our own bash-like tools (own_actions only)
 BASH_TOOLS = frozenset({"bash", "run", "shell", "execute_bash", "run_command", "terminal"})
-WRAPPERS = frozenset({"sudo", "env", "timeout", "nohup", "nice", "time", "exec", "command",
-                      "stdbuf", "ionice"})
 
-# wrapper options that take a value (`sudo -u bob`, `timeout -s KILL 10`)
-_VALUE_OPTIONS = {"sudo": {"-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t"},
-                  "timeout": {"-s", "-k", "--signal", "--kill-after"},
-                  "env": {"-u", "-C", "-S", "--unset", "--chdir"}, "nice": {"-n"},
-                  "ionice": {"-c", "-n", "-p"}, "stdbuf": set()}
-_QUOTED = re.compile(r"'[^']*'|\"(?:\\.|[^\"\\])*\"")
-_SEPARATORS = re.compile(r"\|\||&&|\||;|\n")
+_QUOTED = re.compile(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`")
+_SEPARATORS = re.compile(r"\|\||\||&&|;|\n")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-_DURATION = re.compile(r"^\d+(\.\d+)?[smhd]?$")
-_PYTHON = re.compile(r"^python\d+(\.\d+)*$")
+_VERSION_SUFFIX = re.compile(r"\.\d+(\.\d+)?$")
+_WORKFLOW_ID = re.compile(r"^sim_\d+$")
+_INTENT = re.compile(r"\bintent:\s*(I\d{3})\b", re.IGNORECASE)
+_BARE_INTENT = re.compile(r"\bI(\d{3})\b")
 
 
-def normalise_executable(word: str) -> str:
-    name = word.rsplit("/", 1)[-1].lower()
-    return "python" if _PYTHON.match(name) else name
+def normalise_executable(word: str) -> str | None:
+    """The action a command word stands for, None when MLPerf's table does not list it."""
+    leaf = _VERSION_SUFFIX.sub("", word.rsplit("/", 1)[-1].lower())
+    return ALIASES.get(leaf)
 
 
 def executables(command: str) -> list[str]:
-    """The executables a shell command runs, in order, normalised."""
-    stripped = _QUOTED.sub(" ", command)
+    """The listed actions a shell command runs, in order, by MLPerf's rules."""
     out: list[str] = []
-    for piece in _SEPARATORS.split(stripped):
-        words = piece.replace("(", " ").replace(")", " ").replace("{", " ").split()
-        i = 0
-        while i < len(words):
-            word = words[i]
-            if _ASSIGNMENT.match(word) or word in ("!", "}"):
-                i += 1
-            elif word in WRAPPERS:
-                i += 1
-                while i < len(words) and words[i].startswith("-"):
-                    takes_value = words[i] in _VALUE_OPTIONS.get(word, set())
-                    i += 2 if takes_value else 1
-                if word == "timeout" and i < len(words) and _DURATION.match(words[i]):
-                    i += 1
-            else:
-                break
-        if i < len(words):
-            name = normalise_executable(words[i])
-            if name:
-                out.append(name)
+    for stage in _SEPARATORS.split(_QUOTED.sub(" ", command)):
+        words = stage.split()
+        while words and (_ASSIGNMENT.match(words[0]) or words[0] in WRAPPERS):
+            words = words[1:]
+        action = normalise_executable(words[0]) if words else None
+        if action:
+            out.append(action)
     return out
 
 
-def call_executables(name: str, args: dict[str, Any]) -> list[str]:
-    """Executables of one tool call: a bash tool's command, else the tool's own name."""
-    if name.lower() in BASH_TOOLS and isinstance(args.get("command"), str):
-        return executables(args["command"])
-    return [name.lower()]
+def _command(args: Any) -> str | None:
+    """A call's command: `command`, else `cmd` (arguments may be JSON text); str or None."""
+    if isinstance(args, str):
+        try:
+            args = json.loads(args)
+        except json.JSONDecodeError:
+            return None
+    if not isinstance(args, Mapping):
+        return None
+    command = args.get("command") or args.get("cmd")
+    return command if isinstance(command, str) else None
 
 
-def turn_executables(calls: Iterable[tuple[str, dict[str, Any]]]) -> list[str]:
-    return [exe for name, args in calls for exe in call_executables(name, args)]
+def mlperf_actions(calls: Calls) -> list[str]:
+    """MLPerf's actions of a turn: only calls named exactly `bash` count."""
+    out: list[str] = []
+    for name, args in calls:
+        command = _command(args) if name == MLPERF_BASH_TOOL else None
+        if command is not None:
+            out.extend(executables(command))
+    return out
 
 
-def multiset_iou(reference: Sequence[str], predicted: Sequence[str]) -> float:
-    """|A & B| / |A | B| over multisets; two empty sets agree (1.0)."""
+def own_actions(calls: Calls) -> list[str]:
+    """Our rule for our own tools: a bash-like tool by its command, any other by its name."""
+    out: list[str] = []
+    for name, args in calls:
+        if name.lower() in BASH_TOOLS:
+            out.extend(executables(_command(args) or ""))
+        else:
+            out.append(name.lower())
+    return out
+
+
+def multiset_iou(reference: Sequence[str], predicted: Sequence[str]) -> float | None:
+    """|A & B| / |A | B| over multisets; None when both are empty (nothing to score)."""
     a, b = Counter(reference), Counter(predicted)
     union = sum((a | b).values())
-    if union == 0:
-        return 1.0
-    return sum((a & b).values()) / union
+    return sum((a & b).values()) / union if union else None
 
 
-def score_turn(reference: Sequence[str], predicted: Sequence[str] | None) -> float:
-    """A turn without output (dropped, failed) scores 0."""
-    if predicted is None:
-        return 0.0
-    return multiset_iou(reference, predicted)
+def score_turn(reference: Sequence[str], predicted: Sequence[str] | None) -> float | None:
+    """A coding turn: None (excluded) without recorded actions; 0 without model output."""
+    if not reference:
+        return None
+    return multiset_iou(reference, predicted or ()) or 0.0
+
+
+def is_workflow(conversation_id: str) -> bool:
+    return bool(_WORKFLOW_ID.match(conversation_id))
+
+
+def intent_codes(value: Any) -> set[str]:
+    """A recorded turn's `intent_codes`, upper-cased; empty for anything but a list."""
+    if not isinstance(value, (list, tuple)):
+        return set()
+    return {c.upper() for c in value if isinstance(c, str) and c}
+
+
+def model_intent(reasoning: str | None, content: str | None) -> str | None:
+    """The model's intent: the first `intent: I123`, else the last bare `I123`, reasoning
+    text searched before the content."""
+    texts = [t if isinstance(t, str) else "" for t in (reasoning, content)]
+    for text in texts:
+        match = _INTENT.search(text)
+        if match:
+            return match.group(1).upper()
+    for text in texts:
+        matches = _BARE_INTENT.findall(text)
+        if matches:
+            return f"I{matches[-1]}"
+    return None
+
+
+def score_intent(codes: set[str], intent: str | None, missing: bool = False) -> float | None:
+    """A workflow turn: None (excluded) without recorded codes, 1 when the intent is one."""
+    if not codes:
+        return None
+    return 1.0 if not missing and intent in codes else 0.0
 
 
 def parse_generated_calls(text: str) -> list[tuple[str, dict[str, Any]]]:
@@ -118,5 +195,7 @@ def parse_generated_calls(text: str) -> list[tuple[str, dict[str, Any]]]:
     return calls
 
 
-def mean_score(scores: Sequence[float]) -> float | None:
-    return sum(scores) / len(scores) if scores else None
+def mean_score(scores: Iterable[float | None]) -> float | None:
+    """MLPerf's run score: the mean of the scored turns (None left out), rounded to 4."""
+    scored = [s for s in scores if s is not None]
+    return round(sum(scored) / len(scored), 4) if scored else None

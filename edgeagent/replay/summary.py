@@ -12,7 +12,7 @@ input/output_sequence_lengths, n_samples_*, duration_ns, qps, tps).
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -57,7 +57,6 @@ def summarize(run_dir: Path, settings: dict[str, Any]) -> dict[str, Any]:
     verdict = check_run(run_dir)  # the one verdict, as `edgeagent check` gives it
     gen_s = sum((t["latency_ms"] or 0) for t in done) / 1000
     out_tokens = sum(t["decoded_tokens"] or 0 for t in done)
-    scores = [t["score"] for t in turns]
     return {
         "benchmark": "edgeagent replay (MLPerf Inference Edge Agentic compatible, teacher-forced)",
         "run_id": run["run_id"] if run else None,
@@ -75,7 +74,12 @@ def summarize(run_dir: Path, settings: dict[str, Any]) -> dict[str, Any]:
         **{key: stats([t[field] for t in done]) for key, field in _TURN_STATS},
         "output_tokens_per_s": out_tokens / gen_s if gen_s > 0 else None,
         **_energy_fields(done, steps),
-        "inline_score": sum(scores) / len(scores) if scores else None,
+        # MLPerf's inline score: the mean over turns with ground truth (unrounded here,
+        # rounded to 4 places in scores.json's `mlperf.score`, as MLPerf writes it)
+        "inline_score": _mean(t["score"] for t in turns),
+        "inline_score_turns": sum(1 for t in turns if t["score"] is not None),
+        # our own tools' rule (score.own_actions), kept apart from MLPerf's score
+        "own_inline_score": _mean(t.get("own_score") for t in turns),
         # the same metrics under MLPerf endpoints' names and units, for its readers
         **endpoints_fields(turns, run["status"] if run else None,
                            run["wall_ms"] if run else None),
@@ -140,14 +144,47 @@ def _energy_fields(done: Sequence[dict[str, Any]],
     }
 
 
+def _mean(values: Iterable[float | None]) -> float | None:
+    scored = [v for v in values if v is not None]
+    return sum(scored) / len(scored) if scored else None
+
+
 def scores_json(turns: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    scores = [t["score"] for t in turns]
     return {
-        "metric": "multiset IoU of bash executables per assistant turn (missing output: 0)",
-        "mean": sum(scores) / len(scores) if scores else None,
-        "turns": [{k: t[k] for k in ("conversation_id", "turn", "score", "reference_executables",
-                                     "predicted_executables")} for t in turns],
+        "metric": "MLPerf AgenticInferenceInlineScorer: multiset IoU of listed bash "
+                  "executables (coding), intent code match (workflow `sim_N`); turns "
+                  "without ground truth excluded (score null), missing output: 0",
+        "mean": _mean(t["score"] for t in turns),
+        "turns": [{k: t.get(k) for k in ("conversation_id", "turn", "score",
+                                         "reference_executables", "predicted_executables",
+                                         "domain", "own_score")} for t in turns],
+        "mlperf": mlperf_scores(turns),
     }
+
+
+def mlperf_scores(turns: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The result in the shape of MLPerf's scores.json (one repeat: every turn issued once;
+    a dropped turn is issued without output)."""
+    scored = [t for t in turns if t["score"] is not None]
+    observed = [t for t in scored if t["status"] == "completed"]
+    domains = {}
+    for domain in ("coding", "workflow"):
+        mine = [t["score"] for t in scored if t.get("domain", "coding") == domain]
+        if mine:
+            domains[domain] = {"score": round(sum(mine) / len(mine), 4), "scored": len(mine)}
+    mean = _mean(t["score"] for t in scored)
+    out: dict[str, Any] = {
+        "score": round(mean, 4) if mean is not None else None,
+        "turns": {"issued": len(turns), "expected": len(scored), "observed": len(observed),
+                  "missing": len(scored) - len(observed), "scored": len(scored)},
+        "domains": domains,
+    }
+    excluded = [{"conversation_id": t["conversation_id"], "turn": t["turn"],
+                 "domain": t.get("domain", "coding"), "exclude_reason": "no ground truth"}
+                for t in turns if t["score"] is None]
+    if excluded:
+        out["excluded_turns"] = excluded
+    return out
 
 
 def write_summary(run_dir: Path, settings: dict[str, Any]) -> dict[str, Any]:
@@ -177,7 +214,9 @@ def summary_text(summary: dict[str, Any]) -> str:
         f"{summary['turns_dropped']} dropped, {summary['conversations']} conversations, "
         f"{summary['duration_s'] or 0:.1f} s",
         f"turn latency {ms('latency_ms')}; TTFT {ms('ttft_ms')}; TPOT {ms('tpot_ms')}",
-        f"inline score {score:.4f}" if score is not None else "inline score n/a",
+        (f"inline score {score:.4f}" if score is not None else "inline score n/a")
+        + (f" (own tools {own:.4f})" if (own := summary.get("own_inline_score")) is not None
+           else ""),
         f"energy per turn mean {energy['mean']:.0f} mJ ({summary['energy_source']})" if energy
         else f"energy per turn n/a ({summary['energy_null_reason']})",
     ]

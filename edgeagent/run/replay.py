@@ -271,7 +271,7 @@ def _replay_all(session: RunSession, source: ReplaySource, config: RunConfig, en
                 stop_requested=stop_requested,
                 on_turn=lambda t: _append_turn(turns_path, t),
             )
-        scores = [t.score for t in result.turns]
+        scores = [t.score for t in result.turns if t.score is not None]
         session.emit(_task_record(result, list(collector.steps),
                                   (time.monotonic_ns() - t_conv) / 1e6,
                                   sum(scores) / len(scores) if scores else None))
