@@ -195,7 +195,14 @@ def parse_generated_calls(text: str) -> list[tuple[str, dict[str, Any]]]:
     return calls
 
 
-def mean_score(scores: Iterable[float | None]) -> float | None:
-    """MLPerf's run score: the mean of the scored turns (None left out), rounded to 4."""
+def scored_mean(scores: Iterable[float | None]) -> float | None:
+    """The mean of the scored turns (None, an excluded turn, left out); None when none is."""
     scored = [s for s in scores if s is not None]
-    return round(sum(scored) / len(scored), 4) if scored else None
+    return sum(scored) / len(scored) if scored else None
+
+
+def mean_score(scores: Iterable[float | None]) -> float | None:
+    """MLPerf's run score: the mean of the scored turns, rounded to 4 places as MLPerf
+    writes it."""
+    mean = scored_mean(scores)
+    return round(mean, 4) if mean is not None else None

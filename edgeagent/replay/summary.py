@@ -12,7 +12,7 @@ input/output_sequence_lengths, n_samples_*, duration_ns, qps, tps).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ from ..results.percentiles import percentile
 from ..results.store import open_run_db
 from ..results.validity import Verdict, check_run, verdict_lines
 from .endpoints_fields import endpoints_fields
+from .score import mean_score, scored_mean
 
 TURNS_FILE = "replay_turns.jsonl"
 SUMMARY_FILE = "result_summary.json"
@@ -76,10 +77,10 @@ def summarize(run_dir: Path, settings: dict[str, Any]) -> dict[str, Any]:
         **_energy_fields(done, steps),
         # MLPerf's inline score: the mean over turns with ground truth (unrounded here,
         # rounded to 4 places in scores.json's `mlperf.score`, as MLPerf writes it)
-        "inline_score": _mean(t["score"] for t in turns),
+        "inline_score": scored_mean(t["score"] for t in turns),
         "inline_score_turns": sum(1 for t in turns if t["score"] is not None),
         # our own tools' rule (score.own_actions), kept apart from MLPerf's score
-        "own_inline_score": _mean(t.get("own_score") for t in turns),
+        "own_inline_score": scored_mean(t.get("own_score") for t in turns),
         # the same metrics under MLPerf endpoints' names and units, for its readers
         **endpoints_fields(turns, run["status"] if run else None,
                            run["wall_ms"] if run else None),
@@ -144,17 +145,12 @@ def _energy_fields(done: Sequence[dict[str, Any]],
     }
 
 
-def _mean(values: Iterable[float | None]) -> float | None:
-    scored = [v for v in values if v is not None]
-    return sum(scored) / len(scored) if scored else None
-
-
 def scores_json(turns: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return {
         "metric": "MLPerf AgenticInferenceInlineScorer: multiset IoU of listed bash "
                   "executables (coding), intent code match (workflow `sim_N`); turns "
                   "without ground truth excluded (score null), missing output: 0",
-        "mean": _mean(t["score"] for t in turns),
+        "mean": scored_mean(t["score"] for t in turns),
         "turns": [{k: t.get(k) for k in ("conversation_id", "turn", "score",
                                          "reference_executables", "predicted_executables",
                                          "domain", "own_score")} for t in turns],
@@ -171,10 +167,9 @@ def mlperf_scores(turns: Sequence[dict[str, Any]]) -> dict[str, Any]:
     for domain in ("coding", "workflow"):
         mine = [t["score"] for t in scored if t.get("domain", "coding") == domain]
         if mine:
-            domains[domain] = {"score": round(sum(mine) / len(mine), 4), "scored": len(mine)}
-    mean = _mean(t["score"] for t in scored)
+            domains[domain] = {"score": mean_score(mine), "scored": len(mine)}
     out: dict[str, Any] = {
-        "score": round(mean, 4) if mean is not None else None,
+        "score": mean_score(t["score"] for t in scored),
         "turns": {"issued": len(turns), "expected": len(scored), "observed": len(observed),
                   "missing": len(scored) - len(observed), "scored": len(scored)},
         "domains": domains,

@@ -33,6 +33,7 @@ from ..replay.replayer import (
     replay_conversation,
     uses_native,
 )
+from ..replay.score import scored_mean
 from ..replay.summary import TURNS_FILE, write_summary
 from ..results.store import make_run_dir
 from ..sandbox.process import ProcessLimits
@@ -271,8 +272,7 @@ def _replay_all(session: RunSession, source: ReplaySource, config: RunConfig, en
                 stop_requested=stop_requested,
                 on_turn=lambda t: _append_turn(turns_path, t),
             )
-        scores = [t.score for t in result.turns if t.score is not None]
         session.emit(_task_record(result, list(collector.steps),
                                   (time.monotonic_ns() - t_conv) / 1e6,
-                                  sum(scores) / len(scores) if scores else None))
+                                  scored_mean(t.score for t in result.turns)))
         session.records.append(collector.tasks[-1])
