@@ -13,9 +13,18 @@ Then every capability goes (bounding, effective, permitted, inheritable and ambi
 securebits locked), no_new_privs is set, and a seccomp filter refuses the kernel keyring
 (add_key, request_key, keyctl), which no namespace here separates from the host.
 
+With `forward:PORT:PATH` (only ever passed with `unshare --net`) the command may reach one
+endpoint: loopback is brought up in its (otherwise empty) network namespace while capabilities
+are still held, 127.0.0.1:PORT is bound there, and once every capability is gone a relay
+(threads of the supervising process that waits for the shell) copies each TCP connection
+accepted there, bytes both ways, to the Unix socket PATH on the host, whose directory the
+caller also passes as a bind. Nothing else listens in the namespace and no other interface is
+up. The relay dies with the supervisor, which exits with the shell's status.
+
 Standalone on purpose (stdlib only, no edgeagent import): it starts for every command, so it
 must start fast, and it must not depend on anything the command could have changed.
-Usage: confine.py WORKSPACE TMPFS_SIZE SHELL COMMAND [bind:PATH | mask:PATH ...]
+Usage: confine.py WORKSPACE TMPFS_SIZE SHELL COMMAND
+                  [bind:PATH | mask:PATH | forward:PORT:SOCKET_PATH ...]
 Exit code 125 with one line on stderr when the confinement cannot be set up: the command is
 then never run unconfined.
 """
@@ -27,6 +36,11 @@ import os
 import platform
 import struct
 import sys
+
+TYPE_CHECKING = False  # typing costs ~10 ms at every start; annotations are strings anyway
+if TYPE_CHECKING:
+    import socket
+    import threading
 
 MS_RDONLY = 1
 MS_NOSUID = 2
@@ -175,6 +189,10 @@ def _mask(root: str, masks: list[str], masked: set[str]) -> None:
 
 def main(argv: list[str]) -> int:
     ws, size, shell, command, *extra = argv
+    # bound (and loopback up) while CAP_NET_ADMIN and CAP_NET_BIND_SERVICE are still held,
+    # and listening before the command starts: its first connect cannot be refused
+    forward = _forward_spec(extra)
+    relay = _prepare_relay(*forward) if forward else None
     binds = sorted({e[5:] for e in extra if e.startswith("bind:") and os.path.lexists(e[5:])})
     masks = sorted({e[5:] for e in extra if e.startswith("mask:") and os.path.lexists(e[5:])})
     _mount(None, "/", None, MS_REC | MS_PRIVATE, None)
@@ -220,8 +238,8 @@ def main(argv: list[str]) -> int:
     _pivot(root)
     os.chdir(ws)
     _drop_privileges()
-    if os.getpid() == 1:
-        return _init(shell, command)
+    if os.getpid() == 1 or relay is not None:
+        return _init(shell, command, relay)
     os.execv(shell, [shell, "-c", command])
     return CANNOT_CONFINE  # not reached
 
@@ -321,15 +339,21 @@ class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
-def _init(shell: str, command: str) -> int:
+def _init(shell: str, command: str, relay: threading.Thread | None = None) -> int:
     """PID 1 of the namespace: run the shell as a child (pid 1 ignores `kill -9 $$`), reap
-    orphans, exit with the shell's status; the kernel then kills whatever is left."""
+    orphans, exit with the shell's status; the kernel then kills whatever is left.
+
+    Also the supervisor that runs the endpoint relay (pid 1 or not): its threads start only
+    after the fork, so the shell is forked from a single-threaded process, and they end with
+    this process, so the relay never outlives the shell nor holds up its exit status."""
     child = os.fork()
     if child == 0:
         try:
             os.execv(shell, [shell, "-c", command])
         finally:
             os._exit(127)
+    if relay is not None:
+        relay.start()
     while True:
         try:
             pid, status = os.waitpid(-1, 0)
@@ -341,9 +365,114 @@ def _init(shell: str, command: str) -> int:
             return os.WEXITSTATUS(status)
 
 
+SIOCGIFFLAGS = 0x8913  # the same on every Linux architecture (linux/sockios.h)
+SIOCSIFFLAGS = 0x8914
+IFF_UP = 0x1
+_IFREQ = "16sH22x"  # struct ifreq: the name, then ifr_flags in a union of 24 bytes
+_RELAY_CHUNK = 64 * 1024
+_RELAY_STACK = 512 * 1024  # per relay thread: a few frames deep, far below the 8 MB default
+
+
+def _forward_spec(extra: list[str]) -> tuple[int, str] | None:
+    """(port, Unix socket path) from the one `forward:PORT:PATH` entry, if any."""
+    specs = [e[len("forward:"):] for e in extra if e.startswith("forward:")]
+    if not specs:
+        return None
+    if len(specs) > 1:
+        raise ValueError("more than one forward: entry")
+    port, path = specs[0].split(":", 1)
+    if not 0 < int(port) < 65536 or not os.path.isabs(path):
+        raise ValueError(f"bad forward: entry {specs[0]!r}")
+    return int(port), path
+
+
+def _prepare_relay(port: int, path: str) -> threading.Thread:
+    """Bring up loopback in this network namespace, listen on 127.0.0.1:port there and return
+    the relay's thread, not yet started. Everything the relay needs is imported here: after
+    pivot_root a module outside the bound directories (this Python's own) is out of reach."""
+    import fcntl
+    import socket
+    import threading
+
+    with open("/proc/self/net/dev") as f:  # this process's network namespace
+        others = {line.split(":", 1)[0].strip() for line in f if ":" in line} - {"lo"}
+    if others:  # the host's own: never bind a relay beside its services
+        raise ValueError("forward: needs an empty network namespace (unshare --net)")
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as ctl:
+        got = fcntl.ioctl(ctl, SIOCGIFFLAGS, struct.pack(_IFREQ, b"lo", 0))
+        flags = struct.unpack(_IFREQ, got)[1]
+        fcntl.ioctl(ctl, SIOCSIFFLAGS, struct.pack(_IFREQ, b"lo", flags | IFF_UP))
+    # close-on-exec, as every socket Python makes: the command never holds the listener
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", port))
+    listener.listen(64)
+    threading.stack_size(_RELAY_STACK)
+    return threading.Thread(target=_accept_loop, args=(listener, path), daemon=True)
+
+
+def _accept_loop(listener: socket.socket, path: str) -> None:
+    """Each accepted connection gets its own threads: one slow reader (a stream the agent
+    has not read yet) must not hold up another connection."""
+    import threading
+    import time  # built into the interpreter: importable after pivot_root
+
+    while True:
+        try:
+            conn, _ = listener.accept()
+        except OSError:  # out of descriptors or a connection reset before accept: go on
+            time.sleep(0.05)
+            continue
+        try:
+            threading.Thread(target=_relay_one, args=(conn, path), daemon=True).start()
+        except RuntimeError:  # no thread to spare (the pids limit): this one is refused
+            conn.close()
+
+
+def _relay_one(conn: socket.socket, path: str) -> None:
+    import socket
+    import threading
+
+    upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        upstream.connect(path)
+    except OSError:  # our server is not there: the client sees the connection closed
+        upstream.close()
+        conn.close()
+        return
+    back = threading.Thread(target=_copy, args=(upstream, conn), daemon=True)
+    try:
+        back.start()
+    except RuntimeError:  # no thread to spare (the pids limit): this one is refused
+        upstream.close()
+        conn.close()
+        return
+    _copy(conn, upstream)
+    back.join()
+    upstream.close()
+    conn.close()
+
+
+def _copy(src: socket.socket, dst: socket.socket) -> None:
+    """Bytes from src to dst until src ends; its end is passed on as a half-close (a client
+    may send its request, shut its side and still read the answer)."""
+    import socket
+
+    try:
+        while data := src.recv(_RELAY_CHUNK):
+            dst.sendall(data)
+        dst.shutdown(socket.SHUT_WR)
+    except OSError:  # one side is gone: end both directions, waking the other thread
+        for s in (src, dst):
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+
 if __name__ == "__main__":
     try:
         sys.exit(main(sys.argv[1:]))
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, ImportError) as exc:
         print(f"edgeagent sandbox: cannot confine the command: {exc}", file=sys.stderr)
         sys.exit(CANNOT_CONFINE)

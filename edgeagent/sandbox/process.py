@@ -6,7 +6,9 @@ user as edgeagent. Where the machine allows it (probed once, reported by isolati
 - a private mount namespace where everything is read-only except the workspace, and /tmp,
   /var/tmp, /dev/shm and the host's home are private tmpfs (confine.py);
 - a pids cgroup per command that caps the process count (RLIMIT_NPROC does not bind root) and
-  lists every process the command started, so even one that left the session is killed.
+  lists every process the command started, so even one that left the session is killed;
+- with ProcessLimits.endpoint, one endpoint of ours relayed into the empty network namespace
+  at 127.0.0.1:port (confine.py), nothing else reachable.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +43,8 @@ _CGROUP_V1 = {"pids": "/sys/fs/cgroup/pids", "memory": "/sys/fs/cgroup/memory"}
 _CGROUP_V2 = "/sys/fs/cgroup"
 # How often a running command's additions to the workspace are measured.
 _DISK_POLL_S = 0.1
+# How often a command that may be cancelled from another thread looks at its flag.
+_CANCEL_POLL_S = 0.1
 # What a command sees of the host: system directories, bound read-only (a symlink such as
 # /bin -> usr/bin is recreated as one); the Python installations are added per process.
 _SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc",
@@ -69,6 +74,18 @@ _LIBC = _load_libc()
 
 @dataclass(frozen=True)
 class ProcessLimits:
+    """What one command may use. `endpoint` = (port, path) lets a command with network=False
+    reach our server, listening on the Unix socket path, at http://127.0.0.1:port and reach
+    nothing else: inside its empty network namespace loopback is brought up and a relay
+    without capabilities, living exactly as long as the command, carries each connection to
+    127.0.0.1:port to the socket, whose directory is shown read-only (use a private directory
+    holding only the socket, never the workspace). It needs both the network namespace and the
+    filesystem confinement (isolation_report: network and filesystem start with "unshare").
+    Without the confinement the namespace still isolates but nothing relays, so the endpoint
+    is unreachable. Without a network namespace (network=True, or the probe failed) nothing is
+    added: the command shares the host's loopback and reaches 127.0.0.1:port only if something
+    listens on TCP there, along with every other service on the host's loopback."""
+
     timeout_s: float = 60.0
     cpu_s: int = 120
     address_space_bytes: int = 4 << 30
@@ -80,6 +97,8 @@ class ProcessLimits:
     disk_bytes: int = 256 << 20  # what one command may add to the workspace
     disk_entries: int = 100_000  # files and directories one command may add
     hide: tuple[str, ...] = ()  # paths never shown to the command (suites, run dir, models)
+    # (port, Unix socket path): the one endpoint the command may reach, as 127.0.0.1:port
+    endpoint: tuple[int, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -259,10 +278,22 @@ def _hidden_paths(extra: tuple[str, ...] = ()) -> list[str]:
                    *(p for p in installed if os.path.isdir(p))})
 
 
-def _confine_argv(workspace: Path, command: str, hide: tuple[str, ...] = ()) -> list[str]:
+def _confine_argv(workspace: Path, command: str, hide: tuple[str, ...] = (),
+                  endpoint: tuple[int, str] | None = None) -> list[str]:
     return [sys.executable, "-I", "-S", _CONFINE, os.path.realpath(workspace), _TMPFS_SIZE,
             _shell(), command, *(f"bind:{d}" for d in (*_SYSTEM_DIRS, *_python_dirs())),
-            *(f"mask:{d}" for d in _hidden_paths(hide))]
+            *(f"mask:{d}" for d in _hidden_paths(hide)), *_forward_args(endpoint)]
+
+
+def _forward_args(endpoint: tuple[int, str] | None) -> list[str]:
+    """confine.py's entries for the endpoint: the socket's directory bound into the new root
+    (a socket file cannot be bound on its own before it exists; the directory shows it live)
+    and the relay's port and socket path."""
+    if endpoint is None:
+        return []
+    port, path = endpoint
+    path = os.path.realpath(path)
+    return [f"bind:{os.path.dirname(path)}", f"forward:{int(port)}:{path}"]
 
 
 @functools.lru_cache(maxsize=1)
@@ -621,9 +652,9 @@ def _usage(root: Path, max_bytes: int | None, max_entries: int | None) -> tuple[
 
 
 def _pump(fd: int, pid: int, capture: _Capture, deadline: float,
-          disk: _DiskWatch | None = None) -> bool:
-    """Read output until the shell exits; True if the deadline came first (or the disk
-    limit: then disk.over says so).
+          disk: _DiskWatch | None = None, cancel: threading.Event | None = None) -> bool:
+    """Read output until the shell exits or `cancel` is set; True if the deadline came
+    first (or the disk limit: then disk.over says so).
 
     The shell's exit, not EOF, ends the command: a background child may hold the pipe open.
     """
@@ -641,9 +672,13 @@ def _pump(fd: int, pid: int, capture: _Capture, deadline: float,
                 remaining = deadline - now
                 if remaining <= 0 or (disk is not None and disk.check(now)):
                     return True
+                if cancel is not None and cancel.is_set():
+                    return False
                 wait = remaining if pidfd is not None else min(remaining, poll_s)
                 if disk is not None:
                     wait = min(wait, _DISK_POLL_S)
+                if cancel is not None:
+                    wait = min(wait, _CANCEL_POLL_S)
                 events = sel.select(wait)
                 for key, _ in events:
                     if key.data == "exit":
@@ -697,15 +732,19 @@ def _command_argv(command: str, cwd: Path, limits: ProcessLimits) -> list[str]:
     if not flags or unshare is None:
         return [_shell(), "-c", command]
     if fs_flags:
-        return [unshare, *flags, *_confine_argv(cwd, command, limits.hide)]
+        # the relay only where the namespace is ours: on the host's loopback it would clash
+        endpoint = limits.endpoint if net_flags else None
+        return [unshare, *flags, *_confine_argv(cwd, command, limits.hide, endpoint)]
     return [unshare, *flags, _shell(), "-c", command]
 
 
 def run_command(
-    command: str, cwd: Path, limits: ProcessLimits, pass_fds: tuple[int, ...] = ()
+    command: str, cwd: Path, limits: ProcessLimits, pass_fds: tuple[int, ...] = (),
+    cancel: threading.Event | None = None,
 ) -> CommandResult:
     """Run `bash -c command` in cwd; the whole session is killed when it ends or times out,
-    or adds more than the limit to the workspace.
+    or adds more than the limit to the workspace, or when `cancel` is set (another thread
+    saw a limit the command itself cannot: an agent's step limit at the endpoint).
 
     Background children left behind by a command that exited are killed too: nothing the
     agent starts outlives its command. `pass_fds` reach the command open (a result channel).
@@ -722,7 +761,7 @@ def run_command(
     fd = proc.stdout.fileno()
     timed_out = True
     try:
-        timed_out = _pump(fd, proc.pid, capture, start + limits.timeout_s, disk)
+        timed_out = _pump(fd, proc.pid, capture, start + limits.timeout_s, disk, cancel)
     finally:
         _kill_session(proc.pid)
         if cgroup is not None:
