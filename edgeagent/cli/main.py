@@ -11,10 +11,10 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..errors import UserError
-from . import doctor, index, models, replay, report, run, sensors, sweep, tasks, view
+from . import doctor, index, models, replay, report, run, sensors, serve, sweep, tasks, view
 
 # in `edgeagent --help` order
-COMMAND_GROUPS = (run, report, models, tasks, sensors, doctor, replay, sweep, index,
+COMMAND_GROUPS = (run, serve, report, models, tasks, sensors, doctor, replay, sweep, index,
                   view)
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -298,6 +298,32 @@ class LlamaCppEngine:
         if self.temperature > 0:
             chain.update(top_k=SAMPLER_TOP_K, top_p=self.top_p, min_p=SAMPLER_MIN_P)
         return chain
+
+    @contextlib.contextmanager
+    def sampling_override(self, temperature: float | None = None, top_p: float | None = None,
+                          seed: int | None = None) -> Iterator[None]:
+        """A request's own sampling for the generations inside the block (`edgeagent serve`),
+        the settings restored after. Speculative decoding verifies greedily: a temperature
+        above 0 is refused there (ValueError)."""
+        if temperature is not None and temperature > 0 and self.speculator is not None:
+            raise ValueError("this server decodes speculatively (greedy only): send "
+                             "temperature 0 or restart it without --spec")
+        saved = (self.temperature, self.top_p, self.seed, self._plain_greedy)
+        if temperature is not None:
+            self.temperature = temperature
+            self._plain_greedy = temperature == 0 and self.repeat_penalty == 1
+        if top_p is not None:
+            self.top_p = top_p
+        if seed is not None and seed != self.seed:
+            self.seed = seed
+            self.llm.set_seed(seed)
+        try:
+            yield
+        finally:
+            self.temperature, self.top_p, restored_seed, self._plain_greedy = saved
+            if restored_seed != self.seed:
+                self.seed = restored_seed
+                self.llm.set_seed(restored_seed)
 
     # -- tokens -------------------------------------------------------------------------
     def _tokenize(self, text: str, first: bool) -> list[int]:

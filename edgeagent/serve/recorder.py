@@ -1,0 +1,197 @@
+"""Served requests as the steps of a run: each chat completion becomes a StepRecord exactly like
+a live step, and the time from one response to the next request is the agent's own time (its
+tool wait, in the step's tool phase).
+
+A step is held until the agent's next request (or the task's end) closes its tool interval,
+then emitted to the session's sink, which meters, stores and prints it. The agent's tool
+results are read back from that next request: whatever it appended after the assistant turn
+is the step's observation.
+
+The recorder also keeps the task's limits: past the step limit it refuses requests and says
+so, so the runner can stop the agent and record `max_steps`.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass
+from typing import TypeVar
+
+from ..engine.base import Generation, Message
+from ..events import EventSink, StepRecord, TaskStarted, step_record
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class _AgentOutcome:
+    """The step's `tool` outcome as the server sees it: the agent's own, not observed."""
+
+    exit_code: int | None = None
+    error: bool = False
+    retrieval: None = None
+
+
+@dataclass(frozen=True)
+class _Pending:
+    gen: Generation
+    step: int
+    wall_start: float
+    action_name: str | None
+    action_args: dict[str, object] | None
+    format_error: str | None
+    t_response_end_ns: int
+
+
+@dataclass(frozen=True)
+class TaskTally:
+    """What the recorder saw of one task, for its TaskRecord."""
+
+    steps: int
+    final_context_tokens: int
+    refused: int  # requests refused past a limit (the step limit, the context window)
+    limit_hit: str | None  # max_steps | context_overflow, the first limit the agent reached
+    detail: str | None
+
+
+class StepRecorder:
+    """Thread-safe: the server's handler threads call `request_started` and `record`; the
+    thread that owns the run (and its store, whose SQLite connection is that thread's) calls
+    `start_task`, `end_task` and `pump`, which hands the finished steps to the sink."""
+
+    def __init__(self, sink: EventSink, count_tokens: Callable[[str], int]) -> None:
+        self._sink = sink
+        self._ready: queue.SimpleQueue[StepRecord] = queue.SimpleQueue()
+        self._count_tokens = count_tokens
+        self._lock = threading.Lock()
+        self._task: tuple[str, int] | None = None
+        # which task a request belongs to: a killed agent's last request may finish decoding
+        # after the next task started, and must not become that task's step
+        self.epoch = 0
+        self._pending: _Pending | None = None
+        self._steps = 0
+        self._context = 0
+        self._refused = 0
+        self._limit_hit: str | None = None
+        self._detail: str | None = None
+        self.max_steps: int | None = None
+        self.limit_reached = threading.Event()  # the runner stops the agent when set
+
+    # -- the runner's side ----------------------------------------------------------------
+    def start_task(self, task_id: str, attempt: int, title: str, issue: str,
+                   max_steps: int | None) -> None:
+        with self._lock:
+            self._task = (task_id, attempt)
+            self.epoch += 1
+            self._pending = None
+            self._steps = self._context = self._refused = 0
+            self._limit_hit = self._detail = None
+            self.max_steps = max_steps
+            self.limit_reached.clear()
+            self._sink.emit(TaskStarted(task_id, attempt, title, "", issue))
+
+    def end_task(self, final_observation: str = "") -> TaskTally:
+        """Emits the step still waiting for its tool interval (ending now) and closes the
+        task; later requests are refused until the next task starts."""
+        with self._lock:
+            self._flush(time.monotonic_ns(), final_observation)
+            tally = TaskTally(self._steps, self._context, self._refused, self._limit_hit,
+                              self._detail)
+            self._task = None
+        self.pump()
+        return tally
+
+    def pump(self) -> int:
+        """Emit the steps finished since the last call (the owner's thread); how many."""
+        count = 0
+        while True:
+            try:
+                step = self._ready.get_nowait()
+            except queue.Empty:
+                return count
+            self._sink.emit(step)
+            count += 1
+
+    def wait(self, job: Future[T], interval_s: float = 0.1) -> T:
+        """The job's result (an agent running in another thread), pumping steps meanwhile."""
+        while True:
+            try:
+                result = job.result(timeout=interval_s)
+            except FutureTimeout:
+                self.pump()
+                continue
+            self.pump()
+            return result
+
+    # -- the server's side ----------------------------------------------------------------
+    def request_started(self, messages: Sequence[Message], arrived_ns: int) -> str | None:
+        """A request arrived at `arrived_ns`: the previous step's tool interval ends there.
+        Returns why the request must be refused (no task running, the step limit reached),
+        or None. Called with the engine free (counting the observation's tokens uses it)."""
+        now = arrived_ns
+        with self._lock:
+            if self._task is None:
+                return "no task is running on this server"
+            self._flush(now, _observation_after_last_answer(messages))
+            if self.max_steps is not None and self._steps >= self.max_steps:
+                self._refused += 1
+                self._hit("max_steps", f"the step limit, {self.max_steps} requests")
+                return f"the task's step limit ({self.max_steps} requests) is reached"
+            return None
+
+    def refuse(self, limit: str, detail: str) -> None:
+        """A request the engine could not serve for a limit of the task (context)."""
+        with self._lock:
+            self._refused += 1
+            self._hit(limit, detail)
+
+    def record(self, epoch: int, gen: Generation, wall_start: float, action_name: str | None,
+               action_args: dict[str, object] | None, format_error: str | None) -> None:
+        """A request of task `epoch` was answered (its response written): held until the
+        next request. Dropped when that task is over."""
+        now = time.monotonic_ns()
+        with self._lock:
+            if self._task is None or epoch != self.epoch:
+                return
+            self._pending = _Pending(gen, self._steps, wall_start, action_name, action_args,
+                                     format_error, now)
+            self._steps += 1
+            self._context = gen.context_tokens + len(gen.tokens)
+
+    def _hit(self, limit: str, detail: str) -> None:
+        if self._limit_hit is None:
+            self._limit_hit, self._detail = limit, detail
+        self.limit_reached.set()
+
+    def _flush(self, t_end_ns: int, observation: str) -> None:
+        pending, self._pending = self._pending, None
+        if pending is None or self._task is None:
+            return
+        task_id, attempt = self._task
+        start = min(pending.t_response_end_ns, t_end_ns)
+        self._ready.put(_step(pending, task_id, attempt, start, t_end_ns, observation,
+                              self._count_tokens(observation) if observation else 0))
+
+
+def _step(p: _Pending, task_id: str, attempt: int, tool_start: int, tool_end: int,
+          observation: str, observation_tokens: int) -> StepRecord:
+    return step_record(
+        p.gen, task_id=task_id, attempt=attempt, step=p.step, wall_start=p.wall_start,
+        action_name=p.action_name, action_args=p.action_args, format_error=p.format_error,
+        result=_AgentOutcome(), observation=observation, truncated=False,
+        observation_tokens=observation_tokens, t_tool_start=tool_start, t_tool_end=tool_end,
+    )
+
+
+def _observation_after_last_answer(messages: Sequence[Message]) -> str:
+    """What the agent appended after the last assistant turn: its tool results and any
+    follow-up text, i.e. what the model is about to read."""
+    last = max((i for i, m in enumerate(messages) if m.role == "assistant"), default=None)
+    if last is None:
+        return ""
+    return "\n".join(m.text for m in messages[last + 1:] if m.text)
