@@ -45,6 +45,11 @@ class RunConfig:
     # (the first one included) brought nothing new, every later one repeating a call already
     # made with the same outcome; 0 disables it
     stuck_after: int = DEFAULT_STUCK_AFTER
+    # which agent works the tasks (edgeagent/harness/): edgeagent (our loop), single-shot (the
+    # issue and the one file it names, one answer), mini-swe-agent (the real one, its commands
+    # in our sandbox), cmd (agent_cmd: any program, confined whole, our endpoint its network)
+    agent: str = "edgeagent"
+    agent_cmd: str | None = None
     # engine (llama.cpp's context and model settings; docs/sweep.md says what each does)
     n_ctx: int = 8192
     threads: int | None = None  # 0 or None: one per CPU
@@ -215,7 +220,10 @@ def load_config(path: Path | None = None, overrides: dict[str, Any] | None = Non
         if value is not None:
             origin[key] = f"--{key.replace('_', '-')}"
             values[key] = _coerce(key, value, origin[key])
+    if values.get("agent_cmd") and "agent" not in values:
+        values["agent"] = "cmd"  # --agent-cmd alone names the agent
     config = RunConfig(**values)
+    _check_agent(config, origin)
     _check_tool_format(config, origin.get("tool_format", "tool_format"))
     _check_consistent(config, path)
     _check_engine(config, origin)
@@ -224,6 +232,7 @@ def load_config(path: Path | None = None, overrides: dict[str, Any] | None = Non
 
 
 TOOL_FORMATS = ("auto", "native", "text")
+AGENTS = ("edgeagent", "single-shot", "mini-swe-agent", "cmd")
 
 
 def _check_tool_format(config: RunConfig, where: str) -> None:
@@ -233,6 +242,21 @@ def _check_tool_format(config: RunConfig, where: str) -> None:
             f"got {config.tool_format!r}"
         )
 
+
+
+def _check_agent(config: RunConfig, origin: dict[str, str]) -> None:
+    where = origin.get("agent", "agent")
+    if config.agent not in AGENTS:
+        close = difflib.get_close_matches(config.agent, AGENTS, n=1)
+        hint = f"did you mean {close[0]}? " if close else ""
+        raise ConfigError(f"{where}: unknown agent {config.agent!r} ({hint}known: "
+                          f"{', '.join(AGENTS)}; any other program: --agent-cmd 'COMMAND')")
+    if config.agent == "cmd" and not config.agent_cmd:
+        raise ConfigError(f"{where}: agent cmd needs the command line: --agent-cmd 'COMMAND' "
+                          "(config key agent_cmd)")
+    if config.agent_cmd and config.agent != "cmd":
+        raise ConfigError(f"{origin.get('agent_cmd', 'agent_cmd')}: --agent-cmd runs a program "
+                          f"of yours, but the agent is {config.agent!r}; drop one of the two")
 
 
 def _check_spec(config: RunConfig, where: str) -> None:

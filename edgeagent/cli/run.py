@@ -23,7 +23,7 @@ from .common import (
 )
 
 RUN_KEYS = ("suite", "tasks", "out", "max_steps", "max_context_tokens", "max_new_tokens",
-            "wall_s", "baseline_s", "retrieval", "stuck_after")
+            "wall_s", "baseline_s", "retrieval", "stuck_after", "agent", "agent_cmd")
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -45,6 +45,14 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--stuck-after", type=int, metavar="N",
                    help="end a task as `stuck` when N-1 steps in a row repeat calls already "
                    "made, with the same outcomes (default 4; 0 disables)")
+    p.add_argument("--agent", metavar="NAME",
+                   help="who works the tasks: edgeagent (our loop, default), single-shot (the "
+                   "issue and the one file it names, one answer), mini-swe-agent (needs the "
+                   "[mini-swe-agent] extra); docs/agents.md")
+    p.add_argument("--agent-cmd", metavar="TEMPLATE",
+                   help="any agent program, run whole in the sandbox with our endpoint as its "
+                   "only network; placeholders {issue} {issue_file} {base_url} {model} "
+                   "{api_key} {max_steps} {workdir} (docs/agents.md)")
     add_engine_flags(p)
     add_sampling_flags(p)
     add_meter_flags(p)

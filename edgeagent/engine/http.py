@@ -70,8 +70,10 @@ _OWNERS = {
     "vllm": "vllm",
     "library": "ollama",
     "ollama": "ollama",
+    "edgeagent": "edgeagent-serve",
 }
-_LLAMA_CPP_KINDS = {"llama-server", "llama-cpp-python"}
+# llama.cpp underneath: GBNF grammars, cache_prompt and llama.cpp's sampling fields
+_LLAMA_CPP_KINDS = {"llama-server", "llama-cpp-python", "edgeagent-serve"}
 _RETRY_STATUS = {408, 425, 429, 500, 502, 503, 504}
 _CHARS_PER_TOKEN = 4.0  # the usual rule of thumb for estimated counts
 

@@ -21,6 +21,15 @@ from ..engine.base import Engine
 from ..engine.build import EngineFactory, build_engine
 from ..errors import SuiteError
 from ..events import EventSink, RunStarted, StepRecord, TaskRecord
+from ..harness import (
+    EXTERNAL_AGENTS,
+    AgentContext,
+    agent_provenance,
+    check_agent,
+    open_agents,
+    run_external,
+    run_single_shot,
+)
 from ..meter.attribution import phase_joules, sum_joules, task_energy
 from ..meter.host import reset_peak_rss
 from ..models import models_dir
@@ -142,6 +151,7 @@ def run_task(
     collector: StepCollector,
     retrieval: Any = None,  # a RetrievalService: the task's toolbox offers search_code
     tool_format: str = "text",  # resolved for the run: native | text
+    agents: AgentContext | None = None,  # an external agent's endpoint and log folder
 ) -> TaskRecord:
     """`collector` must sit downstream of `sink`'s metering, so task totals see energies."""
     collector.steps.clear()
@@ -153,17 +163,8 @@ def run_task(
     loop: LoopResult | None = None
     ws = Workspace.create(task.repo_dir)
     try:
-        retriever = retrieval.retriever(ws.root) if retrieval is not None else None
-        try:
-            loop = run_agent(
-                task_id=task.id, attempt=attempt, title=task.title, issue=task.issue,
-                engine=engine,
-                toolbox=Toolbox(ws, task.test_command, process_limits, retriever=retriever),
-                sink=sink, limits=limits, stop_requested=stop_requested,
-            )
-        finally:
-            if retriever is not None:
-                retriever.close()
+        loop = _drive(task, attempt, config, engine, sink, stop_requested, ws, limits,
+                      process_limits, retrieval, agents)
         if loop.termination == "engine_error":
             error = loop.detail
         elif loop.termination not in ("interrupted", "skipped"):
@@ -185,6 +186,33 @@ def run_task(
     )
     sink.emit(record)
     return collector.tasks[-1]  # the record with the task's metered energy
+
+
+def _drive(
+    task: Task, attempt: int, config: RunConfig, engine: Engine, sink: EventSink,
+    stop_requested: Callable[[], bool | str], ws: Workspace, limits: AgentLimits,
+    process_limits: ProcessLimits, retrieval: Any, agents: AgentContext | None,
+) -> LoopResult:
+    """The run's agent over one task's workspace, until it ends (harness/ has each)."""
+    common = {"task_id": task.id, "attempt": attempt, "title": task.title, "issue": task.issue,
+              "stop_requested": stop_requested}
+    if config.agent == "single-shot":
+        return run_single_shot(engine=engine, ws=ws, sink=sink, **common)
+    if config.agent in EXTERNAL_AGENTS:
+        assert agents is not None
+        return run_external(config.agent, config.agent_cmd, agents, ws=ws,
+                            process_limits=process_limits, max_steps=limits.max_steps,
+                            wall_s=limits.wall_s or DEFAULT_WALL_S, **common)
+    retriever = retrieval.retriever(ws.root) if retrieval is not None else None
+    try:
+        return run_agent(
+            engine=engine,
+            toolbox=Toolbox(ws, task.test_command, process_limits, retriever=retriever),
+            sink=sink, limits=limits, **common,
+        )
+    finally:
+        if retriever is not None:
+            retriever.close()
 
 
 def _grade_safely(task: Task, ws: Workspace, limits: ProcessLimits) -> Grade:
@@ -218,6 +246,7 @@ def execute_run(
     out = Path(config.out)
     check_out_writable(out)
     preflight(tasks, config)
+    check_agent(config.agent, config.agent_cmd)  # before the model loads
     retrieval = _retrieval_service(config)
     peak_rss_scope = reset_peak_rss()  # the run's own peak, model load included
     model, engine = build_engine(config, progress=progress, engine_factory=engine_factory)
@@ -238,21 +267,24 @@ def execute_run(
             provenance["retrieval"] = retrieval.provenance()
         # reports keep the guided tier apart from the graded ones (results/tiers.py)
         provenance["task_tiers"] = {t.id: t.tier for t in tasks}
+        provenance["agent"] = agent_provenance(config)
         session.emit(
             RunStarted(run_dir.name, str(run_dir), suite.name, tuple(t.id for t in tasks),
                        provenance)
         )
-        for task in tasks:
-            if stop_requested():
-                break
-            if plan is not None and task.id in plan.done:
-                session.records.append(plan.done[task.id])  # finished before the run stopped: kept
-                continue
-            attempt = plan.next_attempt.get(task.id, 0) if plan is not None else 0
-            with session.unit(task.id, attempt):
-                session.records.append(run_task(task, attempt, config, engine, session.sink,
-                                                stop_requested, session.collector, retrieval,
-                                                tool_format.resolved))
+        with open_agents(config.agent, engine, session.sink, run_dir,
+                         model.name or Path(str(model.path)).stem) as agents:
+            for task in tasks:
+                if stop_requested():
+                    break
+                if plan is not None and task.id in plan.done:
+                    session.records.append(plan.done[task.id])  # finished before the stop: kept
+                    continue
+                attempt = plan.next_attempt.get(task.id, 0) if plan is not None else 0
+                with session.unit(task.id, attempt):
+                    session.records.append(run_task(
+                        task, attempt, config, engine, session.sink, stop_requested,
+                        session.collector, retrieval, tool_format.resolved, agents))
     return RunResult(run_dir, session.status, tuple(session.records))
 
 

@@ -7,16 +7,33 @@ serves one agent): the engine lock queues the others.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import json
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..agent.native import native_constraint
-from ..engine.base import ContextOverflow, Engine, EngineError, Generation, Grammar
+from ..engine.base import (
+    ContextOverflow,
+    Engine,
+    EngineError,
+    Generation,
+    Grammar,
+    Message,
+    ToolCall,
+)
 from .recorder import StepRecorder
 from .wire import DEFAULT_MAX_TOKENS, Answer, ChatRequest, WireError, answer_of
+
+_REMEMBERED_ANSWERS = 256
+
+
+def _answer_key(content: str | None, calls: Sequence[ToolCall]) -> tuple[Any, ...]:
+    return (content or "", tuple((c.id, c.name, c.arguments) for c in calls))
 
 
 class ClientGone(Exception):
@@ -42,6 +59,10 @@ class ChatService:
         self.model_name = model_name
         self.default_max_tokens = default_max_tokens
         self._lock = threading.Lock()
+        # the ids the engine generated for recent answers, by how the client will send them
+        # back: spliced in, the next prompt extends the KV cache exactly (re-tokenised text
+        # can split differently and cut the reuse short at that turn)
+        self._answer_ids: OrderedDict[tuple[Any, ...], tuple[int, ...]] = OrderedDict()
 
     def complete(self, request: ChatRequest,
                  on_text: Callable[[str], None] | None = None) -> Served:
@@ -57,7 +78,25 @@ class ChatService:
             wall_start = time.time()
             with self._sampling(request):
                 gen = self._generate(request, self._tools(request), on_text)
-        return Served(gen, answer_of(gen, request), wall_start, epoch)
+            answer = answer_of(gen, request)
+            self._remember(gen, answer)
+        return Served(gen, answer, wall_start, epoch)
+
+    def _remember(self, gen: Generation, answer: Answer) -> None:
+        if answer.content is not None and answer.content != gen.text:
+            return  # cut at a stop string: the ids are not the text sent
+        self._answer_ids[_answer_key(answer.content, answer.tool_calls)] = gen.tokens
+        while len(self._answer_ids) > _REMEMBERED_ANSWERS:
+            self._answer_ids.popitem(last=False)
+
+    def _with_ids(self, messages: tuple[Message, ...]) -> list[Message]:
+        """The request's messages, its assistant turns that are our answers with their ids."""
+        out = []
+        for m in messages:
+            ids = (self._answer_ids.get(_answer_key(m.content, m.tool_calls or ()))
+                   if m.role == "assistant" and m.tokens is None else None)
+            out.append(dataclasses.replace(m, tokens=ids) if ids is not None else m)
+        return out
 
     def record(self, served: Served) -> None:
         """After the response is written: the step, held for the agent's tool interval."""
@@ -81,14 +120,29 @@ class ChatService:
         return list(request.tools)
 
     def _grammar(self, request: ChatRequest, tools: list[dict[str, Any]] | None
-                 ) -> Grammar | None:
-        """A call is forced (required, or one named function): the grammar of one call."""
+                 ) -> Grammar | str | None:
+        """A call forced (required, or one named function): the grammar of one call; else
+        the request's own constraint (GBNF, or a JSON schema turned into GBNF)."""
         if tools is None or request.tool_choice == "auto":
-            return None
+            return self._request_constraint(request)
         if isinstance(request.tool_choice, dict):
             name = request.tool_choice["function"]["name"]
             tools = [t for t in tools if t["function"]["name"] == name]
         return native_constraint(self.engine, tools)
+
+    @staticmethod
+    def _request_constraint(request: ChatRequest) -> str | None:
+        if request.grammar is not None:
+            return request.grammar
+        if request.json_schema is None:
+            return None
+        from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+        try:
+            return json_schema_to_gbnf(json.dumps(request.json_schema))
+        except (ValueError, KeyError, TypeError, RecursionError) as exc:
+            raise WireError(400, f"response_format's schema cannot be enforced: {exc}",
+                            param="response_format") from exc
 
     def _generate(self, request: ChatRequest, tools: list[dict[str, Any]] | None,
                   on_text: Callable[[str], None] | None) -> Generation:
@@ -97,7 +151,8 @@ class ChatService:
         native = {"tools": tools} if tools else {}  # as the loop passes them: native only
         for _ in range(2):
             try:
-                return self.engine.generate(list(request.messages), max_tokens=budget,
+                return self.engine.generate(self._with_ids(request.messages),
+                                            max_tokens=budget,
                                             grammar=grammar, on_token=on_text, **native)
             except ContextOverflow as exc:
                 room = exc.limit - (exc.needed - budget)

@@ -48,6 +48,9 @@ class ChatRequest:
     stop: tuple[str, ...]
     stream: bool
     include_usage: bool  # stream_options.include_usage
+    # an output constraint: llama.cpp's `grammar` (GBNF) or response_format's JSON schema
+    grammar: str | None = None
+    json_schema: dict[str, Any] | None = None
 
     def sampling(self) -> dict[str, Any]:
         """The sampling fields the client sent (None where it sent none)."""
@@ -80,7 +83,36 @@ def parse_chat_request(body: bytes) -> ChatRequest:
         stream=_bool(data, "stream"),
         include_usage=isinstance(stream_options, dict)
         and bool(stream_options.get("include_usage")),
+        grammar=_grammar(data.get("grammar")),
+        json_schema=_response_schema(data.get("response_format")),
     )
+
+
+def _grammar(raw: Any) -> str | None:
+    if raw is None or raw == "":
+        return None
+    if not isinstance(raw, str):
+        raise WireError(400, "'grammar' must be a GBNF string", param="grammar")
+    return raw
+
+
+def _response_schema(raw: Any) -> dict[str, Any] | None:
+    """response_format: text (none), json_schema (its schema), json_object (its schema if
+    one is given, as llama-server takes it, else any JSON object)."""
+    if raw is None:
+        return None
+    kind = raw.get("type") if isinstance(raw, dict) else None
+    if kind == "text":
+        return None
+    if kind == "json_schema":
+        schema = (raw.get("json_schema") or {}).get("schema")
+        if isinstance(schema, dict):
+            return schema
+    elif kind == "json_object":
+        schema = raw.get("schema")
+        return schema if isinstance(schema, dict) else {"type": "object"}
+    raise WireError(400, "response_format must be {type: text | json_object | json_schema "
+                    "(with json_schema.schema)}", param="response_format")
 
 
 def _message(raw: Any, index: int) -> Message:
