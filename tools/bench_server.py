@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Benchmark: the same replay in process and through the C++ llama-server (issue 23).
 
-    python tools/bench_server.py [--model NAME|PATH] [--threads 2] [--n-ctx 8192] [--seed 0]
-                                 [--max-new-tokens 256] [--turns 32] [--datasets smoke,synthetic]
-                                 [--conversations N|IDS] [--server PATH] [--server-first]
-                                 [--tool-format text|native|auto] [--out DIR]
+    python tools/bench_server.py [--serve] [--model NAME|PATH] [--threads 2]
+        [--n-ctx 8192] [--seed 0] [--max-new-tokens 256] [--turns 32]
+        [--datasets smoke,synthetic] [--conversations N|IDS] [--server PATH]
+        [--server-first] [--tool-format text|native|auto] [--out DIR]
 
 MLPerf's Edge Agentic reference serves the model with llama.cpp's C++ `llama-server` and an
 HTTP client. This runs `edgeagent replay` on each dataset twice, metered the same way (the
@@ -23,6 +23,11 @@ natively llama-server gets the dataset's `tools` (its template renders them), `t
 (ggml-org/llama.cpp#27217: with it, the default model wrote bare JSON calls to the 256-token
 budget on every turn, measured 2026-12-01). `target_met` is true only where every paired turn
 has equal prompt and output token counts and the p50 ratio is <= 0.95.
+
+With `--serve`, each dataset is also replayed through `edgeagent serve` (the in-process engine
+behind our OpenAI endpoint, started with the same settings) by the same endpoint client that
+drives llama-server, and `edgeagent_serve` in summary.json compares the two per request
+(target: p50 ratio <= 1.0 with equal token counts on every paired turn).
 
 Datasets: `smoke` (the bundled tasks/replay/smoke.jsonl) and `synthetic`, an MLPerf-format
 conversation of `--turns` assistant turns (32 by default) generated here, deterministically,
@@ -47,6 +52,7 @@ import contextlib
 import importlib.metadata
 import io
 import json
+import signal
 import socket
 import sqlite3
 import statistics
@@ -133,6 +139,38 @@ def llama_server(binary: Path, model: Path, threads: int, n_ctx: int, seed: int,
             proc.terminate()
             try:
                 proc.wait(15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+@contextlib.contextmanager
+def edgeagent_serve(model: Path, threads: int, n_ctx: int, seed: int, out: Path, log: Path):
+    """`edgeagent serve` on a free port with the in-process engine's settings; its own run
+    directory (every request a step) lands under `out`."""
+    port = _free_port()
+    cmd = [sys.executable, "-m", "edgeagent.cli", "serve", "--model", str(model),
+           "--port", str(port), "--threads", str(threads), "--n-ctx", str(n_ctx),
+           "--seed", str(seed), "--out", str(out)]  # fmt: skip
+    with open(log, "w") as log_file:
+        proc = subprocess.Popen(cmd, stdout=log_file, stderr=subprocess.STDOUT)
+        base = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + 180
+            while True:
+                if proc.poll() is not None:
+                    raise SystemExit(f"edgeagent serve exited with {proc.returncode}; see {log}")
+                with contextlib.suppress(httpx.HTTPError):
+                    if httpx.get(base + "/health", timeout=2).status_code == 200:
+                        break
+                if time.monotonic() > deadline:
+                    raise SystemExit(f"edgeagent serve did not get ready in 180 s; see {log}")
+                time.sleep(0.3)
+            yield base + "/v1", cmd
+        finally:
+            proc.send_signal(signal.SIGINT)  # a clean stop records the run
+            try:
+                proc.wait(60)
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
@@ -270,12 +308,45 @@ def bench_dataset(name: str, dataset: Path, out: Path, args: argparse.Namespace,
                            "--model", str(model), "--threads", str(args.threads)],
                           out / name / "llama_server"), cmd  # fmt: skip
 
+    def through_serve() -> Path:
+        print(f"[{name}] edgeagent serve ...", file=sys.stderr, flush=True)
+        with edgeagent_serve(model, args.threads, args.n_ctx, args.seed,
+                             out / name / "serve_runs", out / name / "serve.log") as (url, _):
+            return replay([*common, "--endpoint", url, "--tokenizer", str(model),
+                           "--model", str(model), "--threads", str(args.threads)],
+                          out / name / "edgeagent_serve")  # fmt: skip
+
     if args.server_first:  # to see whether the order (warm page cache, load drift) matters
         server_dir, cmd = through_server()
         local_dir = in_process()
     else:
         local_dir = in_process()
         server_dir, cmd = through_server()
+    result = _paths_result(local_dir, server_dir, cmd, args, dataset)
+    if args.serve:
+        result["edgeagent_serve"] = _serve_result(through_serve(), server_dir)
+    return result
+
+
+def _serve_result(serve_dir: Path, server_dir: Path) -> dict:
+    """`edgeagent serve` against llama-server, both through the same endpoint client."""
+    served, server = path_numbers(serve_dir), path_numbers(server_dir)
+    ratio = (served["latency_ms_p50"] / server["latency_ms_p50"]
+             if served["latency_ms_p50"] and server["latency_ms_p50"] else None)
+    turns = compare_paths(serve_dir, server_dir)
+    return {
+        "path": served,
+        "latency_p50_ratio_serve_vs_server": _r(ratio, 3),
+        "target_ratio": 1.0,
+        "target_met": None if ratio is None else bool(turns["token_counts_equal"]
+                                                      and ratio <= 1.0),
+        "turns": turns,
+        "compare_command": f"edgeagent compare {serve_dir} {server_dir}",
+    }
+
+
+def _paths_result(local_dir: Path, server_dir: Path, cmd: list[str], args: argparse.Namespace,
+                  dataset: Path) -> dict:
     local, server = path_numbers(local_dir), path_numbers(server_dir)
     ratio = (local["latency_ms_p50"] / server["latency_ms_p50"]
              if local["latency_ms_p50"] and server["latency_ms_p50"] else None)
@@ -319,6 +390,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tool-format", choices=("auto", "native", "text"), default="auto",
                     help="passed to both replays (default auto: native where the template has "
                     "a tool-call family); either way both paths decode under the same GBNF")
+    ap.add_argument("--serve", action="store_true",
+                    help="also replay through `edgeagent serve` (the in-process engine behind "
+                    "our OpenAI endpoint) and compare it with llama-server (target <= 1.0)")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args(argv)
 

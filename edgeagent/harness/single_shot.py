@@ -29,6 +29,8 @@ _LANGUAGES = {".py": "python", ".js": "javascript", ".ts": "typescript", ".go": 
               ".json": "json", ".md": "markdown", ".cfg": "ini", ".ini": "ini"}
 # the answer may rewrite the file a little longer than it was
 _ANSWER_MARGIN_TOKENS = 256
+# documents an issue may cite as the reference, never the file to fix
+_DOC_SUFFIXES = {".md", ".rst", ".txt", ".adoc"}
 
 
 @dataclass(frozen=True)
@@ -39,7 +41,8 @@ class _Written:
 
 
 def file_to_fix(ws_root: Path, issue: str) -> tuple[str | None, str]:
-    """(the one source file the issue names, '') or (None, why the task is skipped)."""
+    """(the one source file the issue names, '') or (None, why the task is skipped). Tests
+    and documents (README.md, a spec) are never the file to fix."""
     named = sorted({rel for rel in _source_files(ws_root) if _named(rel, issue)})
     if len(named) == 1:
         return named[0], ""
@@ -56,6 +59,8 @@ def _source_files(root: Path) -> list[str]:
         if not path.is_file() or any(part in SKIP_DIRS for part in rel.parts):
             continue
         if rel.parts[0] in ("tests", "test") or rel.name.startswith("test_"):
+            continue
+        if rel.suffix.lower() in _DOC_SUFFIXES:
             continue
         out.append(rel.as_posix())
     return out
