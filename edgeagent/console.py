@@ -25,7 +25,8 @@ def _tok_s(tokens: int, ms: float) -> str:
 
 
 def step_line(s: StepRecord) -> str:
-    action = s.action_name or "FORMAT-ERROR"
+    # a served request (an external agent's) names no tool unless the answer was a native call
+    action = s.action_name or ("FORMAT-ERROR" if s.format_error else "answer")
     exit_code = "" if s.tool_exit_code is None else f" exit {s.tool_exit_code}"
     # "tool error": the tool call ran but failed (docs/run.md "Output"), not a harness error
     flag = " tool error" if s.tool_error and s.action_name else ""

@@ -117,9 +117,8 @@ def server_command(binary: Path, model: Path, port: int, threads: int, n_ctx: in
 
 
 @contextlib.contextmanager
-def llama_server(binary: Path, model: Path, threads: int, n_ctx: int, seed: int, log: Path):
-    port = _free_port()
-    cmd = server_command(binary, model, port, threads, n_ctx, seed)
+def _server_process(cmd: list[str], port: int, log: Path, name: str, stop: signal.Signals):
+    """Start a server, wait for its /health, yield its /v1 URL; stop it with `stop`."""
     with open(log, "w") as log_file:
         proc = subprocess.Popen(cmd, stdout=log_file, stderr=subprocess.STDOUT)
         base = f"http://127.0.0.1:{port}"
@@ -127,53 +126,41 @@ def llama_server(binary: Path, model: Path, threads: int, n_ctx: int, seed: int,
             deadline = time.monotonic() + 180
             while True:
                 if proc.poll() is not None:
-                    raise SystemExit(f"llama-server exited with {proc.returncode}; see {log}")
+                    raise SystemExit(f"{name} exited with {proc.returncode}; see {log}")
                 with contextlib.suppress(httpx.HTTPError):
                     if httpx.get(base + "/health", timeout=2).status_code == 200:
                         break
                 if time.monotonic() > deadline:
-                    raise SystemExit(f"llama-server did not get ready within 180 s; see {log}")
+                    raise SystemExit(f"{name} did not get ready within 180 s; see {log}")
                 time.sleep(0.3)
-            yield base + "/v1", cmd
+            yield base + "/v1"
         finally:
-            proc.terminate()
+            proc.send_signal(stop)
             try:
-                proc.wait(15)
+                proc.wait(60)
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
 
 
 @contextlib.contextmanager
+def llama_server(binary: Path, model: Path, threads: int, n_ctx: int, seed: int, log: Path):
+    port = _free_port()
+    cmd = server_command(binary, model, port, threads, n_ctx, seed)
+    with _server_process(cmd, port, log, "llama-server", signal.SIGTERM) as url:
+        yield url, cmd
+
+
+@contextlib.contextmanager
 def edgeagent_serve(model: Path, threads: int, n_ctx: int, seed: int, out: Path, log: Path):
     """`edgeagent serve` on a free port with the in-process engine's settings; its own run
-    directory (every request a step) lands under `out`."""
+    directory (every request a step) lands under `out`; SIGINT stops it cleanly."""
     port = _free_port()
     cmd = [sys.executable, "-m", "edgeagent.cli", "serve", "--model", str(model),
            "--port", str(port), "--threads", str(threads), "--n-ctx", str(n_ctx),
            "--seed", str(seed), "--out", str(out)]  # fmt: skip
-    with open(log, "w") as log_file:
-        proc = subprocess.Popen(cmd, stdout=log_file, stderr=subprocess.STDOUT)
-        base = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.monotonic() + 180
-            while True:
-                if proc.poll() is not None:
-                    raise SystemExit(f"edgeagent serve exited with {proc.returncode}; see {log}")
-                with contextlib.suppress(httpx.HTTPError):
-                    if httpx.get(base + "/health", timeout=2).status_code == 200:
-                        break
-                if time.monotonic() > deadline:
-                    raise SystemExit(f"edgeagent serve did not get ready in 180 s; see {log}")
-                time.sleep(0.3)
-            yield base + "/v1", cmd
-        finally:
-            proc.send_signal(signal.SIGINT)  # a clean stop records the run
-            try:
-                proc.wait(60)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+    with _server_process(cmd, port, log, "edgeagent serve", signal.SIGINT) as url:
+        yield url, cmd
 
 
 # -- runs and their numbers --------------------------------------------------------------

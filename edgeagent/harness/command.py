@@ -94,7 +94,7 @@ def run_command_agent(
         with ThreadPoolExecutor(1, thread_name_prefix="edgeagent-agent") as pool:
             result = recorder.wait(pool.submit(
                 run_command, agent_command(template, values), ws.root, confined,
-                cancel=recorder.limit_reached))
+                cancel=recorder.limit_reached), stop_requested)
     finally:
         tally = recorder.end_task()
         issue_path.unlink(missing_ok=True)

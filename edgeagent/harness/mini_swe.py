@@ -14,7 +14,6 @@ import importlib.util
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import threading
@@ -24,10 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import psutil
-
-from edgeagent.harness.mini_swe_host import private_config_dir
-from edgeagent.sandbox.process import ProcessLimits
+from ..sandbox.process import ProcessLimits, kill_session
+from .mini_swe_host import private_config_dir
 
 INSTALL_HINT = "pip install 'edgeagent[mini-swe-agent]'"
 _PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # holds edgeagent/, for the child's path
@@ -155,21 +152,8 @@ def _child_env() -> dict[str, str]:
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
     """SIGKILL the host's process group and every descendant (a sandboxed command has its
-    own session, so the group alone would miss it; psutil checks start times, so a
-    recycled pid is never hit)."""
-    try:
-        descendants = psutil.Process(proc.pid).children(recursive=True)
-    except psutil.Error:
-        descendants = []
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    for child in descendants:
-        try:
-            child.kill()
-        except psutil.Error:
-            pass
+    own session, so the group alone would miss it)."""
+    kill_session(proc.pid)
     proc.wait()
 
 

@@ -5,7 +5,8 @@ edit_match.py)."""
 from ..exports import lazy_exports
 
 __all__, __getattr__ = lazy_exports(__name__, {
-    "process": ("CommandResult", "ProcessLimits", "isolation_report", "run_command"),
+    "process": ("CommandResult", "ProcessLimits", "isolation_report", "kill_session",
+                "run_command"),
     "tools": ("ALL_TOOL_SPECS", "SKIP_DIRS", "TOOL_SPECS", "ToolResult", "ToolSpec",
               "Toolbox"),
     "workspace": ("PathRefused", "Workspace", "WorkspaceError"),

@@ -694,7 +694,8 @@ def _pump(fd: int, pid: int, capture: _Capture, deadline: float,
             os.close(pidfd)
 
 
-def _kill_session(pid: int) -> None:
+def kill_session(pid: int) -> None:
+    """SIGKILL the process group `pid` leads and every descendant of it, wherever it went."""
     try:
         descendants = psutil.Process(pid).children(recursive=True)
     except psutil.Error:
@@ -763,7 +764,7 @@ def run_command(
     try:
         timed_out = _pump(fd, proc.pid, capture, start + limits.timeout_s, disk, cancel)
     finally:
-        _kill_session(proc.pid)
+        kill_session(proc.pid)
         if cgroup is not None:
             cgroup.kill_all()
         try:

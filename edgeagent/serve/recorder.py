@@ -117,16 +117,29 @@ class StepRecorder:
             self._sink.emit(step)
             count += 1
 
-    def wait(self, job: Future[T], interval_s: float = 0.1) -> T:
-        """The job's result (an agent running in another thread), pumping steps meanwhile."""
-        while True:
-            try:
-                result = job.result(timeout=interval_s)
-            except FutureTimeout:
+    def wait(self, job: Future[T], stop_requested: Callable[[], object] = lambda: False,
+             interval_s: float = 0.1) -> T:
+        """The job's result (an agent running in another thread that watches
+        `limit_reached`), pumping steps meanwhile. A stop asked for (Ctrl-C, SIGTERM) ends
+        the agent now, as `interrupted`; so does an abort raised here (a second Ctrl-C)."""
+        try:
+            while True:
+                try:
+                    result = job.result(timeout=interval_s)
+                except FutureTimeout:
+                    self.pump()
+                    if stop_requested():
+                        self.interrupt()
+                    continue
                 self.pump()
-                continue
-            self.pump()
-            return result
+                return result
+        except BaseException:
+            self.interrupt()  # the agent's thread sees it and stops its process
+            raise
+
+    def interrupt(self) -> None:
+        with self._lock:
+            self._hit("interrupted", "stopped by the user")
 
     # -- the server's side ----------------------------------------------------------------
     def request_started(self, messages: Sequence[Message], arrived_ns: int) -> str | None:

@@ -207,3 +207,28 @@ def test_an_unknown_agent_is_one_line_and_exit_2(tmp_path: Path,
         from edgeagent.harness import check_template
 
         check_template("my-agent {prompt}")
+
+
+def test_a_stop_ends_a_running_agent_at_once(tiny_model_path: Path, tmp_path: Path) -> None:
+    """Ctrl-C (the first one) stops an external agent now, not after its wall time: the task
+    is recorded `interrupted`, ungraded, so `--resume` runs it again."""
+    _needs_netns()
+    import time
+
+    start = time.monotonic()
+    config = load_config(None, {"model": str(tiny_model_path), "out": str(tmp_path / "runs"),
+                                "suite": str(SMOKE), "tasks": ["fix-add", "fix-shout"],
+                                "agent_cmd": "sleep 300", "wall_s": 300.0})
+    asked = []
+
+    def stop() -> bool:  # asked before each task, then every 0.1 s while the agent runs
+        asked.append(1)
+        return len(asked) > 10
+
+    result = execute_run(config, engine_factory=lambda p, s: CommandEngine(), progress=False,
+                         stop_requested=stop)
+    assert time.monotonic() - start < 60
+    assert result.status == "interrupted"
+    (task,) = result.tasks
+    assert task.termination == "interrupted" and task.task_id == "fix-add"
+    assert task.grading_output.startswith("not graded")
