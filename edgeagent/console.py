@@ -59,6 +59,8 @@ def summary_lines(r: RunFinished, run_dir: str | None, replay: bool = False) -> 
         done = sum(1 for t in r.tasks if t.outcome == "replayed")
         what = (f"{done}/{n} {'conversation' if n == 1 else 'conversations'} replayed, "
                 f"{steps} {'turn' if steps == 1 else 'turns'}")
+    elif r.tasks and all(t.outcome == "served" for t in r.tasks):  # edgeagent serve
+        what = f"{steps} {'request' if steps == 1 else 'requests'} served"
     else:
         resolved = sum(1 for t in r.tasks if t.outcome == "resolved")
         what = f"{resolved}/{n} resolved, {steps} {'step' if steps == 1 else 'steps'}"

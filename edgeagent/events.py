@@ -116,7 +116,7 @@ class StepRecord:
 class TaskRecord:
     task_id: str
     attempt: int
-    outcome: str  # resolved | unresolved | error
+    outcome: str  # resolved | unresolved | error; replayed (replay), served (serve)
     termination: str  # submitted | max_steps | context_overflow | wall_timeout | ...
     steps: int
     wall_ms: float

@@ -48,6 +48,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 def serve_command(args: argparse.Namespace) -> int:
     from ..config import load_config
+    from ..console import ConsolePrinter
     from ..run.serve import execute_serve
 
     if not 0 <= args.port <= 65535:
@@ -67,7 +68,7 @@ def serve_command(args: argparse.Namespace) -> int:
 
     try:
         result = execute_serve(config, port=args.port, stop_requested=stop, on_ready=ready,
-                               max_tokens=args.max_tokens)
+                               max_tokens=args.max_tokens, sinks=[ConsolePrinter()])
     except OSError as exc:
         raise UserError(f"--port {args.port}: cannot listen on 127.0.0.1: "
                         f"{exc.strerror or exc}; choose another port (0: any free one)") from exc

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..config import RunConfig
 from ..engine.build import EngineFactory, build_engine
-from ..events import EventSink, RunStarted, TaskRecord
+from ..events import EventSink, RunStarted, StepRecord, TaskRecord
 from ..meter.attribution import phase_joules, task_energy
 from ..meter.host import reset_peak_rss
 from ..results.store import make_run_dir
@@ -60,8 +60,8 @@ def execute_serve(
     name = served_model_name(config, model)
     run_dir = make_run_dir(out, f"serve-{name}"[:80])
     device = device_provenance(engine)
+    # stopping is how a server ends: the run is complete, not interrupted
     with RunSession.open(config, run_dir, config.to_dict(), engine, sinks,
-                         stop_requested=stop_requested,
                          peak_rss_scope=peak_rss_scope) as session:
         provenance = build_provenance(config, model, engine, session.power, device)
         provenance["serve"] = {"served_model": name, "port": port, "max_tokens": max_tokens}
@@ -80,12 +80,14 @@ def execute_serve(
             tally = recorder.end_task()
             wall_ms = (time.monotonic_ns() - t0) / 1e6
             session.emit(served_task_record(SERVE_UNIT, 0, tally, session.collector.steps,
-                                            wall_ms, "served", "the server was stopped"))
+                                            wall_ms, "stopped", "the server was stopped",
+                                            outcome="served"))
             session.records.append(session.collector.tasks[-1])
     return ServeResult(run_dir, session.status, tally.steps)
 
 
-def served_task_record(task_id: str, attempt: int, tally: TaskTally, steps: list,
+def served_task_record(task_id: str, attempt: int, tally: TaskTally,
+                       steps: Sequence[StepRecord],
                        wall_ms: float, termination: str, detail: str | None,
                        outcome: str = "unresolved", grading_output: str = "not graded",
                        error: str | None = None) -> TaskRecord:

@@ -36,6 +36,17 @@ def _answer_key(content: str | None, calls: Sequence[ToolCall]) -> tuple[Any, ..
     return (content or "", tuple((c.id, c.name, c.arguments) for c in calls))
 
 
+def _check_gbnf(gbnf: str) -> None:
+    """A grammar llama.cpp cannot parse is the client's error (400), found before decoding."""
+    from llama_cpp import LlamaGrammar
+
+    try:
+        LlamaGrammar.from_string(gbnf, verbose=False)
+    except (ValueError, RuntimeError) as exc:
+        raise WireError(400, f"'grammar' is not GBNF llama.cpp can parse: {exc}",
+                        param="grammar") from exc
+
+
 class ClientGone(Exception):
     """The client closed the connection while its answer streamed (not an OSError, so the
     engine's own error handling lets it through and decoding stops at once)."""
@@ -133,6 +144,7 @@ class ChatService:
     @staticmethod
     def _request_constraint(request: ChatRequest) -> str | None:
         if request.grammar is not None:
+            _check_gbnf(request.grammar)
             return request.grammar
         if request.json_schema is None:
             return None

@@ -69,6 +69,8 @@ def parse_chat_request(body: bytes) -> ChatRequest:
     if not isinstance(messages, list) or not messages:
         raise WireError(400, "'messages' must be a non-empty array", param="messages")
     tools = _tools(data.get("tools"))
+    if data.get("n") not in (None, 1):
+        raise WireError(400, "'n' must be 1: one device serves one answer at a time", param="n")
     stream_options = data.get("stream_options") or {}
     return ChatRequest(
         model=str(data.get("model") or ""),

@@ -151,6 +151,12 @@ def test_bad_requests_get_openai_errors_and_the_server_goes_on(served: Served) -
         r = http.post("/chat/completions", json={"messages": [{"role": "user", "content": "x"}],
                                                  "temperature": "hot"})
         assert r.status_code == 400 and r.json()["error"]["param"] == "temperature"
+        r = http.post("/chat/completions", json={"messages": [{"role": "user", "content": "x"}],
+                                                 "grammar": "root ::= broken("})
+        assert r.status_code == 400 and r.json()["error"]["param"] == "grammar"
+        r = http.post("/chat/completions", json={"messages": [{"role": "user", "content": "x"}],
+                                                 "n": 2})
+        assert r.status_code == 400 and r.json()["error"]["param"] == "n"
         assert http.get("/nowhere").status_code == 404
         assert http.get("/models").json()["data"][0]["id"]
     client = served.client()
