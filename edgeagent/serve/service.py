@@ -36,17 +36,6 @@ def _answer_key(content: str | None, calls: Sequence[ToolCall]) -> tuple[Any, ..
     return (content or "", tuple((c.id, c.name, c.arguments) for c in calls))
 
 
-def _check_gbnf(gbnf: str) -> None:
-    """A grammar llama.cpp cannot parse is the client's error (400), found before decoding."""
-    from llama_cpp import LlamaGrammar
-
-    try:
-        LlamaGrammar.from_string(gbnf, verbose=False)
-    except (ValueError, RuntimeError) as exc:
-        raise WireError(400, f"'grammar' is not GBNF llama.cpp can parse: {exc}",
-                        param="grammar") from exc
-
-
 class ClientGone(Exception):
     """The client closed the connection while its answer streamed (not an OSError, so the
     engine's own error handling lets it through and decoding stops at once)."""
@@ -141,10 +130,9 @@ class ChatService:
             tools = [t for t in tools if t["function"]["name"] == name]
         return native_constraint(self.engine, tools)
 
-    @staticmethod
-    def _request_constraint(request: ChatRequest) -> str | None:
+    def _request_constraint(self, request: ChatRequest) -> str | None:
         if request.grammar is not None:
-            _check_gbnf(request.grammar)
+            self._check_gbnf(request.grammar)
             return request.grammar
         if request.json_schema is None:
             return None
@@ -155,6 +143,17 @@ class ChatService:
         except (ValueError, KeyError, TypeError, RecursionError) as exc:
             raise WireError(400, f"response_format's schema cannot be enforced: {exc}",
                             param="response_format") from exc
+
+    def _check_gbnf(self, gbnf: str) -> None:
+        """A grammar llama.cpp cannot parse is the client's error (400), found before any
+        decoding (with the engine's own vocabulary, where it offers the check)."""
+        chooser = getattr(self.engine, "greedy_chooser", None)
+        if chooser is None:
+            return
+        try:
+            chooser(gbnf).close()
+        except EngineError as exc:
+            raise WireError(400, f"'grammar': {exc}", param="grammar") from exc
 
     def _generate(self, request: ChatRequest, tools: list[dict[str, Any]] | None,
                   on_text: Callable[[str], None] | None) -> Generation:
