@@ -95,6 +95,22 @@ def test_single_shot_grades_and_reports_like_a_live_run(
     capsys.readouterr()
     assert cli.main(["report", str(result.run_dir)]) == 0
     assert "fix-add" in capsys.readouterr().out
+    # the docs' side-by-side table reads it: smoke's tasks are all guided, one skipped
+    assert _agents_table().main([f"single-shot={result.run_dir}"]) == 0
+    table = capsys.readouterr().out
+    assert "| single-shot | - | - | - | 0/0 (0.00-0.00) | 1/4 | 1 |" in table
+    assert "| single-shot | 4 | 0.8 |" in table  # 3 requests over 4 tasks
+
+
+def _agents_table():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("agents_table",
+                                                  ROOT / "tools" / "agents_table.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 # An agent in a dozen lines of Python, passed inline (a file outside the workspace would be
