@@ -8,12 +8,14 @@ interval, the guided tier apart, skipped tasks counted), and the cost: requests 
 prefilled and decoded tokens and wall time per task, and per resolved graded task (the
 whole run's cost divided by what it resolved; n/a when it resolved none), and energy per
 resolved task where the run measured or estimated energy (null otherwise, with the reason).
+Tasks a stop cut short (`interrupted`) are left out, and said so on stderr.
 Every number comes from the run directories' task and step rows and recorded tiers.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -82,11 +84,21 @@ def print_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
 
 
 def load(spec: str) -> tuple[str, RunData]:
+    """The run(s) of one agent, less tasks a stop cut short (`interrupted`: not an outcome;
+    `--resume` runs them again), with a note of how many were left out."""
     label, sep, runs = spec.partition("=")
     if not sep or not runs:
         raise UserError(f"{spec}: expected LABEL=RUN or LABEL=RUN+RUN")
-    data = [load_run(Path(p)) for p in runs.split("+")]
-    return label, data[0] if len(data) == 1 else merge_runs(label, data)
+    loaded = [load_run(Path(p)) for p in runs.split("+")]
+    data = loaded[0] if len(loaded) == 1 else merge_runs(label, loaded)
+    cut = {(t["task_id"], t["attempt"]) for t in data.tasks if t["termination"] == "interrupted"}
+    if not cut:
+        return label, data
+    print(f"{label}: {len(cut)} interrupted task(s) left out: "
+          + ", ".join(sorted(t for t, _ in cut)), file=sys.stderr)
+    return label, dataclasses.replace(
+        data, tasks=tuple(t for t in data.tasks if (t["task_id"], t["attempt"]) not in cut),
+        steps=tuple(s for s in data.steps if (s["task_id"], s["attempt"]) not in cut))
 
 
 def main(argv: list[str] | None = None) -> int:
