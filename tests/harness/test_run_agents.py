@@ -225,7 +225,8 @@ def test_an_unknown_agent_is_one_line_and_exit_2(tmp_path: Path,
         check_template("my-agent {prompt}")
 
 
-def test_a_stop_ends_a_running_agent_at_once(tiny_model_path: Path, tmp_path: Path) -> None:
+def test_a_stop_ends_a_running_agent_at_once(tiny_model_path: Path, tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
     """Ctrl-C (the first one) stops an external agent now, not after its wall time: the task
     is recorded `interrupted`, ungraded, so `--resume` runs it again."""
     _needs_netns()
@@ -248,3 +249,8 @@ def test_a_stop_ends_a_running_agent_at_once(tiny_model_path: Path, tmp_path: Pa
     (task,) = result.tasks
     assert task.termination == "interrupted" and task.task_id == "fix-add"
     assert task.grading_output.startswith("not graded")
+    # the docs' table leaves a task a stop cut short out, and says so
+    assert _agents_table().main([f"cmd={result.run_dir}"]) == 0
+    out, err = capsys.readouterr()
+    assert "1 interrupted task(s) left out: fix-add" in err
+    assert "| cmd | 0 |" in out  # no task left to count
