@@ -1,5 +1,5 @@
 """`edgeagent serve`: an OpenAI-compatible chat-completions endpoint on loopback whose every
-request is recorded as a step of a run directory (docs/serve.md)."""
+request is recorded as a step of a run directory (docs/agents.md)."""
 
 from __future__ import annotations
 
@@ -70,8 +70,7 @@ def serve_command(args: argparse.Namespace) -> int:
         result = execute_serve(config, port=args.port, stop_requested=stop, on_ready=ready,
                                max_tokens=args.max_tokens, sinks=[ConsolePrinter()])
     except OSError as exc:
-        raise UserError(f"--port {args.port}: cannot listen on 127.0.0.1: "
-                        f"{exc.strerror or exc}; choose another port (0: any free one)") from exc
+        raise _port_error(args.port, exc) from exc
     print(f"stopped: {result.steps} requests recorded in {result.run_dir}", file=sys.stderr)
     return 0
 
@@ -83,6 +82,9 @@ def _check_port_free(port: int) -> None:
         try:
             probe.bind(("127.0.0.1", port))
         except OSError as exc:
-            raise UserError(f"--port {port}: cannot listen on 127.0.0.1: "
-                            f"{exc.strerror or exc}; choose another port (0: any free one)"
-                            ) from exc
+            raise _port_error(port, exc) from exc
+
+
+def _port_error(port: int, exc: OSError) -> UserError:
+    return UserError(f"--port {port}: cannot listen on 127.0.0.1: {exc.strerror or exc}; "
+                     "choose another port (0: any free one)")

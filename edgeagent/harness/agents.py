@@ -6,7 +6,6 @@ endpoint external ones share for the run (AgentContext): built in `edgeagent` (o
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -81,4 +80,4 @@ def run_external(
         return run_command_agent(template=agent_cmd, limits=process_limits, **common)
     from .mini_swe_run import run_mini_swe_task
 
-    return run_mini_swe_task(limits=dataclasses.replace(process_limits), **common)
+    return run_mini_swe_task(limits=process_limits, **common)

@@ -21,7 +21,6 @@ import dataclasses
 import re
 import shlex
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from ..agent.loop import LoopResult
@@ -87,16 +86,13 @@ def run_command_agent(
     confined = dataclasses.replace(
         limits, timeout_s=wall_s, cpu_s=max(limits.cpu_s, int(wall_s) + 1),
         endpoint=(SANDBOX_PORT, str(host.socket_path)))
-    recorder = host.recorder
-    recorder.start_task(task_id, attempt, title, issue, max_steps)
+    command = agent_command(template, values)
     try:
-        # the agent runs in a worker thread; this one owns the store and records its steps
-        with ThreadPoolExecutor(1, thread_name_prefix="edgeagent-agent") as pool:
-            result = recorder.wait(pool.submit(
-                run_command, agent_command(template, values), ws.root, confined,
-                cancel=recorder.limit_reached), stop_requested)
+        result, tally = host.recorder.run_agent(
+            task_id, attempt, title, issue, max_steps,
+            lambda cancel: run_command(command, ws.root, confined, cancel=cancel),
+            stop_requested)
     finally:
-        tally = recorder.end_task()
         issue_path.unlink(missing_ok=True)
     log_dir.mkdir(parents=True, exist_ok=True)
     (log_dir / f"{task_id}-{attempt}.log").write_text(result.output)

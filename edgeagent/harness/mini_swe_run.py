@@ -5,7 +5,6 @@ task's limits, its trajectory and log kept in the run directory's agents/ folder
 from __future__ import annotations
 
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from ..agent.loop import LoopResult
@@ -33,16 +32,11 @@ def run_mini_swe_task(
         workdir=str(ws.root), step_limit=max_steps, wall_s=wall_s,
         command_timeout_s=limits.timeout_s, process_limits=limits,
         trajectory_path=str(stem) + ".traj.json", result_path=str(stem) + ".result.json")
-    recorder = host.recorder
-    recorder.start_task(task_id, attempt, title, issue, max_steps)
-    try:
-        # the agent runs in a worker thread; this one owns the store and records its steps
-        with ThreadPoolExecutor(1, thread_name_prefix="edgeagent-agent") as pool:
-            result = recorder.wait(pool.submit(
-                run_mini_swe_agent, spec, timeout_s=wall_s + _HARD_WALL_GRACE_S,
-                cancel=recorder.limit_reached), stop_requested)
-    finally:
-        tally = recorder.end_task()
+    result, tally = host.recorder.run_agent(
+        task_id, attempt, title, issue, max_steps,
+        lambda cancel: run_mini_swe_agent(spec, timeout_s=wall_s + _HARD_WALL_GRACE_S,
+                                          cancel=cancel),
+        stop_requested)
     output = result.error or result.submission or ""
     return external_result(tally, exit_code=result.returncode, timed_out=result.timed_out,
                            wall_s=wall_s, output=output, exit_status=result.exit_status)

@@ -30,7 +30,7 @@ from ..harness import (
     run_external,
     run_single_shot,
 )
-from ..meter.attribution import phase_joules, sum_joules, task_energy
+from ..meter.attribution import sum_joules
 from ..meter.host import reset_peak_rss
 from ..models import models_dir
 from ..results.resume import plan_resume
@@ -46,7 +46,7 @@ from .session import (
     check_out_writable,
     closing_on_error,
     device_provenance,
-    step_totals,
+    task_costs,
 )
 
 # exit codes of a shell that could not start the command at all
@@ -88,7 +88,8 @@ def _task_record(
     task: Task, attempt: int, loop: LoopResult, graded: Grade | None, steps: list[StepRecord],
     wall_ms: float, error: str | None,
 ) -> TaskRecord:
-    energy, reason = task_energy(steps)
+    costs = task_costs(steps)
+    energy = costs["energy_j"]
     if error is not None:
         outcome = "error"
     else:
@@ -101,16 +102,10 @@ def _task_record(
         steps=len(steps),
         wall_ms=wall_ms,
         context_tokens_final=loop.final_context_tokens,
-        **step_totals(steps),
-        energy_j=energy,
-        energy_null_reason=reason,
+        **costs,
         grading_output=graded.output[-4000:] if graded else "not graded: " + loop.termination,
         error=error,
         termination_detail=loop.detail,
-        energy_prefill_j=phase_joules(steps, "prefill"),
-        energy_decode_j=phase_joules(steps, "decode"),
-        energy_tool_j=phase_joules(steps, "tool"),
-        energy_other_j=phase_joules(steps, "other"),
         average_w=energy / (wall_ms / 1000) if energy is not None and wall_ms > 0 else None,
         **_retrieval_totals(steps),
     )

@@ -4,7 +4,7 @@ request an agent sends recorded as a step of one unit (`serve`) until the server
 The in-process engine serves, not llama-server behind a proxy: its Generation carries the
 exact prompt, reused and prefilled token counts and the monotonic edges of every phase, so a
 served step is metered exactly like a live one, with no second process or hop on the path
-(docs/serve.md says more).
+(docs/agents.md says more).
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from pathlib import Path
 from ..config import RunConfig
 from ..engine.build import EngineFactory, build_engine
 from ..events import EventSink, RunStarted, StepRecord, TaskRecord
-from ..meter.attribution import phase_joules, task_energy
 from ..meter.host import reset_peak_rss
 from ..results.store import make_run_dir
 from ..serve.recorder import StepRecorder, TaskTally
@@ -28,7 +27,7 @@ from .session import (
     build_provenance,
     check_out_writable,
     device_provenance,
-    step_totals,
+    task_costs,
 )
 
 SERVE_UNIT = "serve"
@@ -79,28 +78,18 @@ def execute_serve(
                     recorder.pump()  # the store is this thread's
             tally = recorder.end_task()
             wall_ms = (time.monotonic_ns() - t0) / 1e6
-            session.emit(served_task_record(SERVE_UNIT, 0, tally, session.collector.steps,
-                                            wall_ms, "stopped", "the server was stopped",
-                                            outcome="served"))
+            session.emit(_served_record(session.collector.steps, tally, wall_ms))
             session.records.append(session.collector.tasks[-1])
     return ServeResult(run_dir, session.status, tally.steps)
 
 
-def served_task_record(task_id: str, attempt: int, tally: TaskTally,
-                       steps: Sequence[StepRecord],
-                       wall_ms: float, termination: str, detail: str | None,
-                       outcome: str = "unresolved", grading_output: str = "not graded",
-                       error: str | None = None) -> TaskRecord:
-    """A task whose steps were served requests: the same totals and phase energies as a
-    live task's record."""
-    own = [s for s in steps if s.task_id == task_id and s.attempt == attempt]
-    energy, reason = task_energy(own)
+def _served_record(steps: Sequence[StepRecord], tally: TaskTally,
+                   wall_ms: float) -> TaskRecord:
+    """The server's unit: its requests' totals and phase energies, as a live task's; ungraded."""
+    own = [s for s in steps if s.task_id == SERVE_UNIT]
     return TaskRecord(
-        task_id=task_id, attempt=attempt, outcome=outcome, termination=termination,
+        task_id=SERVE_UNIT, attempt=0, outcome="served", termination="stopped",
         steps=len(own), wall_ms=wall_ms, context_tokens_final=tally.final_context_tokens,
-        **step_totals(own), energy_j=energy, energy_null_reason=reason,
-        grading_output=grading_output, error=error, termination_detail=detail,
-        energy_prefill_j=phase_joules(own, "prefill"),
-        energy_decode_j=phase_joules(own, "decode"),
-        energy_tool_j=phase_joules(own, "tool"), energy_other_j=phase_joules(own, "other"),
+        **task_costs(own), grading_output="not graded",
+        termination_detail="the server was stopped",
     )

@@ -21,7 +21,7 @@ from .. import __version__
 from ..config import RunConfig
 from ..errors import StoreError
 from ..events import Event, EventSink, FanOut, RunFinished, StepRecord, TaskRecord
-from ..meter.attribution import MeteredSink, sum_joules
+from ..meter.attribution import MeteredSink, phase_joules, sum_joules, task_energy
 from ..meter.baseline import measure_baseline
 from ..meter.device import device_snapshot
 from ..meter.energy import NO_SOURCE
@@ -73,6 +73,15 @@ def step_totals(steps: Sequence[StepRecord]) -> dict[str, Any]:
         "tool_ms": sum(s.tool_ms for s in steps),
         "format_errors": sum(1 for s in steps if s.format_error),
     }
+
+
+def task_costs(steps: Sequence[StepRecord]) -> dict[str, Any]:
+    """A finished task record's totals over its steps: tokens and times (step_totals), the
+    energy of all of them (null with the first reason) and of each phase."""
+    energy, reason = task_energy(steps)
+    return {**step_totals(steps), "energy_j": energy, "energy_null_reason": reason,
+            **{f"energy_{phase}_j": phase_joules(steps, phase)
+               for phase in ("prefill", "decode", "tool", "other")}}
 
 
 def check_out_writable(out: Path) -> None:

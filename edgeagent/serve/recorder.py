@@ -17,7 +17,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from typing import TypeVar
@@ -44,7 +44,6 @@ class _Pending:
     wall_start: float
     action_name: str | None
     action_args: dict[str, object] | None
-    format_error: str | None
     t_response_end_ns: int
 
 
@@ -54,7 +53,6 @@ class TaskTally:
 
     steps: int
     final_context_tokens: int
-    refused: int  # requests refused past a limit (the step limit, the context window)
     limit_hit: str | None  # max_steps | context_overflow, the first limit the agent reached
     detail: str | None
 
@@ -62,7 +60,8 @@ class TaskTally:
 class StepRecorder:
     """Thread-safe: the server's handler threads call `request_started` and `record`; the
     thread that owns the run (and its store, whose SQLite connection is that thread's) calls
-    `start_task`, `end_task` and `pump`, which hands the finished steps to the sink."""
+    `run_agent` (or `start_task`, `pump` and `end_task`), which hands the finished steps to
+    the sink."""
 
     def __init__(self, sink: EventSink, count_tokens: Callable[[str], int]) -> None:
         self._sink = sink
@@ -76,10 +75,9 @@ class StepRecorder:
         self._pending: _Pending | None = None
         self._steps = 0
         self._context = 0
-        self._refused = 0
         self._limit_hit: str | None = None
         self._detail: str | None = None
-        self.max_steps: int | None = None
+        self._max_steps: int | None = None
         self.limit_reached = threading.Event()  # the runner stops the agent when set
 
     # -- the runner's side ----------------------------------------------------------------
@@ -89,22 +87,35 @@ class StepRecorder:
             self._task = (task_id, attempt)
             self.epoch += 1
             self._pending = None
-            self._steps = self._context = self._refused = 0
+            self._steps = self._context = 0
             self._limit_hit = self._detail = None
-            self.max_steps = max_steps
+            self._max_steps = max_steps
             self.limit_reached.clear()
             self._sink.emit(TaskStarted(task_id, attempt, title, "", issue))
 
-    def end_task(self, final_observation: str = "") -> TaskTally:
+    def end_task(self) -> TaskTally:
         """Emits the step still waiting for its tool interval (ending now) and closes the
         task; later requests are refused until the next task starts."""
         with self._lock:
-            self._flush(time.monotonic_ns(), final_observation)
-            tally = TaskTally(self._steps, self._context, self._refused, self._limit_hit,
-                              self._detail)
+            self._flush(time.monotonic_ns(), "")
+            tally = TaskTally(self._steps, self._context, self._limit_hit, self._detail)
             self._task = None
         self.pump()
         return tally
+
+    def run_agent(self, task_id: str, attempt: int, title: str, issue: str,
+                  max_steps: int | None, agent: Callable[[threading.Event], T],
+                  stop_requested: Callable[[], object] = lambda: False) -> tuple[T, TaskTally]:
+        """One task of an external agent: `agent(cancel)` runs in a worker thread and stops
+        when `cancel` is set (a limit, a stop); this thread owns the store and records the
+        steps as they come. Its result and the task's tally."""
+        self.start_task(task_id, attempt, title, issue, max_steps)
+        try:
+            with ThreadPoolExecutor(1, thread_name_prefix="edgeagent-agent") as pool:
+                result = self._wait(pool.submit(agent, self.limit_reached), stop_requested)
+        finally:
+            tally = self.end_task()
+        return result, tally
 
     def pump(self) -> int:
         """Emit the steps finished since the last call (the owner's thread); how many."""
@@ -117,7 +128,7 @@ class StepRecorder:
             self._sink.emit(step)
             count += 1
 
-    def wait(self, job: Future[T], stop_requested: Callable[[], object] = lambda: False,
+    def _wait(self, job: Future[T], stop_requested: Callable[[], object] = lambda: False,
              interval_s: float = 0.1) -> T:
         """The job's result (an agent running in another thread that watches
         `limit_reached`), pumping steps meanwhile. A stop asked for (Ctrl-C, SIGTERM) ends
@@ -145,26 +156,25 @@ class StepRecorder:
     def request_started(self, messages: Sequence[Message], arrived_ns: int) -> str | None:
         """A request arrived at `arrived_ns`: the previous step's tool interval ends there.
         Returns why the request must be refused (no task running, the step limit reached),
-        or None. Called with the engine free (counting the observation's tokens uses it)."""
-        now = arrived_ns
+        or None. Called under the engine's lock: counting the observation's tokens uses the
+        engine's tokenizer."""
         with self._lock:
             if self._task is None:
                 return "no task is running on this server"
-            self._flush(now, _observation_after_last_answer(messages))
-            if self.max_steps is not None and self._steps >= self.max_steps:
-                self._refused += 1
-                self._hit("max_steps", f"the step limit, {self.max_steps} requests")
-                return f"the task's step limit ({self.max_steps} requests) is reached"
+            self._flush(arrived_ns, _observation_after_last_answer(messages))
+            limit = self._max_steps
+            if limit is not None and self._steps >= limit:
+                self._hit("max_steps", f"the step limit, {limit} requests")
+                return f"the task's step limit ({limit} requests) is reached"
             return None
 
     def refuse(self, limit: str, detail: str) -> None:
         """A request the engine could not serve for a limit of the task (context)."""
         with self._lock:
-            self._refused += 1
             self._hit(limit, detail)
 
     def record(self, epoch: int, gen: Generation, wall_start: float, action_name: str | None,
-               action_args: dict[str, object] | None, format_error: str | None) -> None:
+               action_args: dict[str, object] | None) -> None:
         """A request of task `epoch` was answered (its response written): held until the
         next request. Dropped when that task is over."""
         now = time.monotonic_ns()
@@ -172,7 +182,7 @@ class StepRecorder:
             if self._task is None or epoch != self.epoch:
                 return
             self._pending = _Pending(gen, self._steps, wall_start, action_name, action_args,
-                                     format_error, now)
+                                     now)
             self._steps += 1
             self._context = gen.context_tokens + len(gen.tokens)
 
@@ -195,7 +205,7 @@ def _step(p: _Pending, task_id: str, attempt: int, tool_start: int, tool_end: in
           observation: str, observation_tokens: int) -> StepRecord:
     return step_record(
         p.gen, task_id=task_id, attempt=attempt, step=p.step, wall_start=p.wall_start,
-        action_name=p.action_name, action_args=p.action_args, format_error=p.format_error,
+        action_name=p.action_name, action_args=p.action_args, format_error=None,
         result=_AgentOutcome(), observation=observation, truncated=False,
         observation_tokens=observation_tokens, t_tool_start=tool_start, t_tool_end=tool_end,
     )

@@ -14,7 +14,6 @@ import json
 import socketserver
 import sys
 import threading
-import time
 import traceback
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import Any
 
 from .service import ChatService, ClientGone
 from .wire import (
+    ChatRequest,
     WireError,
     chunk,
     completion_body,
@@ -84,7 +84,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._error(WireError(500, "the server failed on this request (its log says "
                                   "why)", kind="server_error"))
 
-    def _stream(self, request: Any) -> None:
+    def _stream(self, request: ChatRequest) -> None:
         """Server-sent events: text as it is decoded where the client can take it raw (no
         tools, no stop strings), else at the end; tool calls once read back whole."""
         completion_id, model = new_completion_id(), self.service.model_name
@@ -173,18 +173,21 @@ class _Handler(BaseHTTPRequestHandler):
             raise ClientGone() from exc
 
 
-class _TcpServer(ThreadingHTTPServer):
+class _OneLineErrors:
+    """A handler's fault as one line in our log, never socketserver's traceback."""
+
     daemon_threads = True
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         _log_unexpected()
 
 
-class _UnixServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
-    daemon_threads = True
+class _TcpServer(_OneLineErrors, ThreadingHTTPServer):
+    pass
 
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        _log_unexpected()
+
+class _UnixServer(_OneLineErrors, socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+    pass
 
 
 def _log_unexpected() -> None:
@@ -211,7 +214,6 @@ class ChatServer:
         self._threads = [threading.Thread(target=s.serve_forever, kwargs={"poll_interval": 0.1},
                                           daemon=True, name="edgeagent-serve")
                          for s in (self.tcp, self.unix) if s is not None]
-        self.started_at = time.time()
 
     @property
     def port(self) -> int:

@@ -108,7 +108,7 @@ class ChatService:
                 parsed = call.args
                 args = parsed if isinstance(parsed, dict) else None
         self.recorder.record(served.epoch, served.gen, served.wall_start,
-                             call.name if call else None, args, None)
+                             call.name if call else None, args)
 
     def _tools(self, request: ChatRequest) -> list[dict[str, Any]] | None:
         """The tools the template renders: none for tool_choice none, or where the model's
