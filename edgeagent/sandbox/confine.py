@@ -21,6 +21,10 @@ accepted there, bytes both ways, to the Unix socket PATH on the host, whose dire
 caller also passes as a bind. Nothing else listens in the namespace and no other interface is
 up. The relay dies with the supervisor, which exits with the shell's status.
 
+The supervisor (pid 1 of the namespace, or the relay's process) is not dumpable: the command,
+with the same uid and (no) capabilities, could otherwise ptrace it and rewrite the exit
+status it reports or the bytes it relays.
+
 Standalone on purpose (stdlib only, no edgeagent import): it starts for every command, so it
 must start fast, and it must not depend on anything the command could have changed.
 Usage: confine.py WORKSPACE TMPFS_SIZE SHELL COMMAND
@@ -260,6 +264,7 @@ def _bind_tops(root: str, tops: list[str], fds: dict[str, int]) -> None:
             _bind_fd(fds[path], target, recursive=False)
 
 
+PR_SET_DUMPABLE = 4
 PR_CAPBSET_DROP = 24
 PR_SET_SECUREBITS = 28
 PR_SET_NO_NEW_PRIVS = 38
@@ -345,7 +350,12 @@ def _init(shell: str, command: str, relay: threading.Thread | None = None) -> in
 
     Also the supervisor that runs the endpoint relay (pid 1 or not): its threads start only
     after the fork, so the shell is forked from a single-threaded process, and they end with
-    this process, so the relay never outlives the shell nor holds up its exit status."""
+    this process, so the relay never outlives the shell nor holds up its exit status.
+
+    Not dumpable: a process of the same uid and capabilities (the command) could otherwise
+    ptrace it and rewrite the exit status it reports or the bytes it relays. The shell
+    inherits the flag until its execv, which gives an ordinary program its own back."""
+    _check(_libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0), "make the supervisor undumpable")
     child = os.fork()
     if child == 0:
         try:

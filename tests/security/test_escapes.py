@@ -130,6 +130,45 @@ def _no_connection(results: list[ToolResult], _ctx: Ctx) -> None:
     assert "CONNECTED" not in results[-1].output, results[-1].output
 
 
+def _nothing_traceable(results: list[ToolResult], _ctx: Ctx) -> None:
+    out = results[-1].output
+    assert "VISIBLE" in out, out
+    assert "ATTACHED" not in out and "CAPS" not in out, out
+
+
+# Every process the command can see that is not its own (itself and the shell that started
+# it): PTRACE_SEIZE must fail and it must hold no capabilities. A traceable helper (the
+# namespace's pid 1, the endpoint relay) could be made to forge the command's exit status.
+PTRACE_ALL = (
+    "import ctypes, os\n"
+    "libc = ctypes.CDLL(None, use_errno=True)\n"
+    "me = os.getpid()\n"
+    "def argv0(p):\n"
+    "    try:\n"
+    "        return open(f\"/proc/{p}/cmdline\", \"rb\").read().split(b\"\\0\")[0]\n"
+    "    except OSError:\n"
+    "        return b\"\"\n"
+    "own, p = {me}, os.getppid()\n"
+    "while p > 1 and argv0(p).endswith(b\"sh\"):\n"
+    "    own.add(p)\n"
+    "    p = int(open(f\"/proc/{p}/stat\").read().rsplit(\")\", 1)[1].split()[1])\n"
+    "pids = sorted(int(d) for d in os.listdir(\"/proc\") if d.isdigit())\n"
+    "print(\"VISIBLE\", pids)\n"
+    "for pid in pids:\n"
+    "    if pid in own:\n"
+    "        continue\n"
+    "    if libc.ptrace(0x4206, pid, 0, 0) == 0:\n"
+    "        print(\"ATTACHED\", pid, argv0(pid))\n"
+    "    try:\n"
+    "        caps = [ln.split()[1] for ln in open(f\"/proc/{pid}/status\")\n"
+    "                if ln.startswith((\"CapEff\", \"CapPrm\"))]\n"
+    "    except OSError:\n"
+    "        continue\n"
+    "    if any(int(c, 16) for c in caps):\n"
+    "        print(\"CAPS\", pid, argv0(pid), caps)\n"
+)
+
+
 OUT = "{o}"  # placeholder for the outside directory in command strings
 
 
@@ -259,6 +298,10 @@ ATTEMPTS = [
         f"{PY} 'import socket; socket.create_connection((\"1.1.1.1\", 53), 1); "
         "print(\"CONNECTED\")'"), ("net",), check=_no_connection),
     Attempt("list interfaces", _fmt("cat /proc/net/dev"), ("net",), check=_only_lo),
+    # -- the sandbox's own helper processes
+    Attempt("ptrace every visible pid", lambda c: [
+        ("write_file", {"path": "probe_ptrace.py", "content": PTRACE_ALL}),
+        run("python probe_ptrace.py")], ("pidns",), check=_nothing_traceable),
 ]
 
 
