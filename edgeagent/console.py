@@ -40,16 +40,24 @@ def step_line(s: StepRecord) -> str:
     )
 
 
+# endings a reader cannot guess from the name alone: the task line is followed by why
+EXPLAINED_TERMINATIONS = ("context_overflow", "engine_error", "sandbox_error")
+
+
 def task_line(t: TaskRecord) -> str:
     energy = (
         f"{t.energy_j:.1f} J" if t.energy_j is not None else f"energy n/a ({t.energy_null_reason})"
     )
-    return (
+    line = (
         f"[{t.task_id}] {t.outcome.upper()} ({t.termination}) in {t.steps} steps, "
         f"{t.wall_ms / 1000:.1f} s: prefill {t.prefill_ms / 1000:.1f} s, "
         f"decode {t.decode_ms / 1000:.1f} s, tool {t.tool_ms / 1000:.1f} s; "
         f"{t.prefill_tokens} prefilled / {t.decoded_tokens} decoded tokens; {energy}"
     )
+    why = t.error or t.termination_detail
+    if t.termination in EXPLAINED_TERMINATIONS and why:
+        line += f"\n[{t.task_id}]   {t.termination}: {why[:400]}"
+    return line
 
 
 def summary_lines(r: RunFinished, run_dir: str | None, replay: bool = False) -> list[str]:

@@ -148,8 +148,8 @@ class Generation:
 class ContextOverflow(Exception):
     """The prompt plus the generation budget does not fit the context window."""
 
-    def __init__(self, needed: int, limit: int) -> None:
-        super().__init__(f"prompt needs {needed} tokens, context limit is {limit}")
+    def __init__(self, needed: int, limit: int, detail: str | None = None) -> None:
+        super().__init__(detail or f"prompt needs {needed} tokens, context limit is {limit}")
         self.needed = needed
         self.limit = limit
 

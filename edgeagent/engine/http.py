@@ -56,6 +56,7 @@ from .base import (
     gbnf_of,
     json_schema_of,
 )
+from .server_context import context_refusal, limit_in, server_context
 from .tool_format import call_id, parse_tool_calls
 from .vocab import Vocabulary
 
@@ -76,6 +77,9 @@ _OWNERS = {
 _LLAMA_CPP_KINDS = {"llama-server", "llama-cpp-python", "edgeagent-serve"}
 _RETRY_STATUS = {408, 425, 429, 500, 502, 503, 504}
 _CHARS_PER_TOKEN = 4.0  # the usual rule of thumb for estimated counts
+# the words a task's termination detail carries when the server refused its prompt for
+# length (the verdict, results.validity, looks for them)
+SERVER_REFUSED_CONTEXT = "refused the prompt as longer than its context"
 
 
 @dataclass(frozen=True)
@@ -153,6 +157,15 @@ class _Rejected(Exception):
     """400/422: the request itself was refused (maybe its constraint form)."""
 
 
+class _TooLong(Exception):
+    """The server refused the prompt as longer than its context: sending it again cannot
+    pass. Carries the server's message and its raw error body."""
+
+    def __init__(self, message: str, raw: str) -> None:
+        super().__init__(message)
+        self.raw = raw
+
+
 def wire_message(m: Message) -> dict[str, Any]:
     """A message as the request carries it. An assistant turn generated live (it has its
     ids) goes as the text the model wrote, its calls in their native syntax inside: the
@@ -221,7 +234,6 @@ class HttpEngine:
         self._httpx = httpx
         self.settings = settings
         self.url = base_url(settings.url)
-        self.n_ctx = settings.n_ctx
         headers = {"Accept": "text/event-stream"}
         if settings.api_key_env:
             key = os.environ.get(settings.api_key_env)
@@ -233,8 +245,13 @@ class HttpEngine:
             headers["Authorization"] = f"Bearer {key}"
         self._client = httpx.Client(headers=headers, follow_redirects=True)
         self.locality = server_locality(self.url)
-        self.server_kind, listed = self._probe()
-        self.served_model = settings.served_model or listed
+        self.server_kind, entry = self._probe()
+        self.served_model = settings.served_model or entry.get("id")
+        told, where = server_context(self._client, self.url, self.server_kind, entry,
+                                     self.served_model, settings.connect_timeout_s)
+        # the server's own window decides what it accepts; ours is only an assumption
+        self.n_ctx = told or settings.n_ctx
+        self.n_ctx_source = where if told else f"assumed n_ctx {settings.n_ctx}: {where}"
         if settings.constraint == "auto":
             self.constraint = "gbnf" if self.server_kind in _LLAMA_CPP_KINDS else "json_schema"
         else:
@@ -248,8 +265,9 @@ class HttpEngine:
         self._previous_prompt: list[int] = []
 
     # -- setup --------------------------------------------------------------------------
-    def _probe(self) -> tuple[str, str | None]:
-        """GET /v1/models: is anything there, which server is it, which model does it serve."""
+    def _probe(self) -> tuple[str, dict[str, Any]]:
+        """GET /v1/models: is anything there, which server is it, and its first entry (the
+        model it serves: `id`, and maybe its context length)."""
         try:
             r = self._client.get(self.url + "/models", timeout=self.settings.connect_timeout_s)
         except self._httpx.HTTPError as exc:
@@ -264,10 +282,10 @@ class HttpEngine:
             )
         try:
             data = r.json().get("data") or []
-            first = data[0] if data else {}
+            first = data[0] if data and isinstance(data[0], dict) else {}
         except (ValueError, AttributeError):
-            return "unknown", None
-        return _OWNERS.get(str(first.get("owned_by", "")).lower(), "unknown"), first.get("id")
+            return "unknown", {}
+        return _OWNERS.get(str(first.get("owned_by", "")).lower(), "unknown"), first
 
     def provenance(self) -> dict[str, Any]:
         scope = (
@@ -293,6 +311,7 @@ class HttpEngine:
             + ("the tokenizer" if self._vocab else "estimated from characters")
             + "; output: one per streamed delta",
             "n_ctx": self.n_ctx,
+            "n_ctx_source": self.n_ctx_source,
             "seed": self.settings.seed,
             "temperature": self.settings.temperature,
             "top_p": self.settings.top_p,
@@ -359,12 +378,14 @@ class HttpEngine:
             body["top_p"] = self.settings.top_p
         if tools:
             body["tools"] = [dict(t) for t in tools]
-            if self.server_kind == "llama-server" and grammar is not None and mode == "gbnf":
+            if (self.server_kind in ("llama-server", "edgeagent-serve") and grammar is not None
+                    and mode == "gbnf"):
                 # llama-server accepts tool_choice "required" but does not enforce it
                 # (ggml-org/llama.cpp#27217; measured here: Qwen2.5-Coder-0.5B wrote free text
                 # to the token budget on every turn) and refuses a custom grammar beside a
                 # tool choice. With "none" it still renders the tools and takes our GBNF of one
-                # native call: the in-process engine's constraint, so both decode alike
+                # native call: the in-process engine's constraint, so both decode alike.
+                # `edgeagent serve` is asked the same way, so the two serve the same request
                 body["tool_choice"] = "none"
                 body["grammar"] = gbnf_of(grammar)
                 return body
@@ -418,7 +439,10 @@ class HttpEngine:
                 "POST", self.url + "/chat/completions", json=body, timeout=timeout
             ) as r:
                 if r.status_code >= 400:
-                    msg = _server_message(r.status_code, r.read())
+                    raw = r.read()
+                    msg = _server_message(r.status_code, raw)
+                    if context_refusal(r.status_code, raw.decode(errors="replace")):
+                        raise _TooLong(msg, raw.decode(errors="replace"))
                     if r.status_code in _RETRY_STATUS:
                         raise _Retry(msg)
                     if r.status_code in (400, 422):
@@ -443,8 +467,35 @@ class HttpEngine:
             raise _Retry(f"connection failed: {type(exc).__name__}: {exc}") from exc
         out.t_done = time.monotonic_ns()
         if not out.done and out.finish is None:
+            if not out.text and not out.calls:
+                self._diagnose(body, deadline)
             raise _Retry("the stream ended before the answer finished (no finish_reason)")
         return out
+
+    def _diagnose(self, body: dict[str, Any], deadline: float) -> None:
+        """A stream cut before its first token: llama_cpp.server ends it so when it refuses
+        the prompt (its reason goes to its log only). Asked once more without streaming and
+        for one token, it answers with the reason: a refusal that cannot pass is raised as
+        such; anything else (an answer, a 5xx, no connection) leaves the retry to go on."""
+        quick = {k: v for k, v in body.items() if k != "stream_options"}
+        quick.update(stream=False, max_tokens=1)
+        # twice: the first try may go out on the kept-alive connection the server just closed
+        for _ in range(2):
+            try:
+                r = self._client.post(self.url + "/chat/completions", json=quick,
+                                      timeout=max(1.0, deadline - time.monotonic()))
+                break
+            except self._httpx.TransportError:
+                continue
+            except self._httpx.HTTPError:
+                return
+        else:
+            return
+        if 400 <= r.status_code < 500 and r.status_code not in _RETRY_STATUS:
+            msg = _server_message(r.status_code, r.content)
+            if context_refusal(r.status_code, r.text):
+                raise _TooLong(msg, r.text)
+            raise _Rejected(msg)
 
     def _line(self, line: str, out: _Stream) -> None:
         line = line.strip()
@@ -467,6 +518,8 @@ class HttpEngine:
         if "error" in chunk:
             err = chunk["error"]
             msg = err.get("message", err) if isinstance(err, dict) else err
+            if context_refusal(None, data):
+                raise _TooLong(f"the server stopped the stream: {str(msg)[:300]}", data)
             raise EngineError(f"the endpoint failed while generating: {str(msg)[:300]}")
         out.model = chunk.get("model") or out.model
         if isinstance(chunk.get("usage"), dict):
@@ -511,12 +564,14 @@ class HttpEngine:
             if len(prompt_ids) + max_tokens > limit:
                 raise ContextOverflow(len(prompt_ids) + max_tokens, limit)
         mode = self.constraint if grammar is not None else "none"
-        retries = 0
+        retried: list[str] = []  # why each attempt that can pass failed, in order
         last_error = ""
         while True:
             body = self._body(messages, max_tokens, mode, grammar, tools)
             try:
                 stream = self._stream(body, deadline, on_token)
+            except _TooLong as exc:
+                raise self._context_refused(exc, prompt_ids, messages, max_tokens) from exc
             except _Rejected as exc:
                 nxt = _DOWNGRADE.index(mode) + 1
                 if self.settings.constraint != "auto" or mode == "none" or nxt >= len(_DOWNGRADE):
@@ -527,11 +582,11 @@ class HttpEngine:
                 continue
             except _Retry as exc:
                 last_error = str(exc)
-                retries += 1
-                wait = self.settings.backoff_s * 2 ** (retries - 1)
-                if retries > self.settings.retries or time.monotonic() + wait > deadline:
+                retried.append(last_error[:300])
+                wait = self.settings.backoff_s * 2 ** (len(retried) - 1)
+                if len(retried) > self.settings.retries or time.monotonic() + wait > deadline:
                     raise EngineError(
-                        f"the endpoint failed after {retries} attempt(s): {last_error}"
+                        f"the endpoint failed after {len(retried)} attempt(s): {last_error}"
                     ) from exc
                 time.sleep(wait)
                 continue
@@ -539,10 +594,24 @@ class HttpEngine:
         if grammar is not None and mode != self.constraint:
             self.constraint_changes.append(f"{self.constraint} -> {mode}: {last_error[:200]}")
             self.constraint = mode
-        gen = self._generation(stream, messages, prompt_ids, t_start, retries, mode, grammar)
+        gen = self._generation(stream, messages, prompt_ids, t_start, retried, mode, grammar)
         if not tools:
             return gen
         return replace(gen, **self._native_calls(stream))
+
+    def _context_refused(self, exc: _TooLong, prompt_ids: list[int] | None,
+                         messages: list[Message], max_tokens: int) -> ContextOverflow:
+        """The task ends at the context limit with the server's own words and the fix; the
+        window the refusal names replaces the assumed one for the tasks after it."""
+        learned = limit_in(exc.raw)
+        if learned is not None and learned != self.n_ctx:
+            self.n_ctx, self.n_ctx_source = learned, "the server's refusal of a long prompt"
+        prompt = _context_count(None, prompt_ids, messages)[0]
+        return ContextOverflow(
+            prompt + max_tokens, self.n_ctx,
+            f"the server at {self.url} {SERVER_REFUSED_CONTEXT} "
+            f"({exc}); start it with a larger context (llama-server -c N, "
+            "python -m llama_cpp.server --n_ctx N) or lower --max-context-tokens")
 
     def _native_calls(self, s: _Stream) -> dict[str, Any]:
         """The turn's calls: the server's `tool_calls`, else read out of the text."""
@@ -570,7 +639,7 @@ class HttpEngine:
 
     def _generation(
         self, s: _Stream, messages: list[Message], prompt_ids: list[int] | None, t_start: int,
-        retries: int, mode: str, grammar: Grammar | str | None,
+        retried: list[str], mode: str, grammar: Grammar | str | None,
     ) -> Generation:
         usage, timings = s.usage or {}, s.timings or {}
         details = usage.get("prompt_tokens_details") or {}
@@ -608,7 +677,8 @@ class HttpEngine:
             "server_cached_tokens": server_cached,
             "server_decoded_tokens": server_out,
             "request_ms": (s.t_done - s.t_sent) / 1e6,
-            "retries": retries,
+            "retries": len(retried),
+            "retry_errors": retried,
             "constraint": mode if grammar is not None else "none",
             "chunks": len(s.chunk_times),
             "served_model": s.model,

@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from ..engine import SERVER_REFUSED_CONTEXT
 from .metrics import (
     HEADLINE_Q,
     RunData,
@@ -94,6 +95,22 @@ def _harness_reasons(data: RunData) -> list[str]:
            if t["outcome"] == "error" or t["termination"] in HARNESS_TERMINATIONS]
     return [f"task {t['task_id']} errored in the harness ({t['termination']}: "
             f"{(t.get('error') or 'no detail')[:120]})" for t in bad]
+
+
+def _assumed_context_reasons(data: RunData) -> list[str]:
+    """Tasks cut short by an endpoint whose window was smaller than the one the run assumed
+    (the server does not report its own): the run did not measure what it was set up to."""
+    model = data.provenance.get("model") or {}
+    if not str(model.get("n_ctx_source") or "").startswith("assumed"):
+        return []  # the window was the server's own: a refusal is a real context limit
+    cut = [t for t in data.tasks if t["termination"] == "context_overflow"
+           and SERVER_REFUSED_CONTEXT in (t.get("termination_detail") or "")]
+    if not cut:
+        return []
+    return [f"{len(cut)} task(s) ended when the endpoint refused a prompt as longer than its "
+            f"context, which is smaller than the n_ctx {model.get('n_ctx')} this run assumed "
+            f"(the server does not report its own); first: {cut[0]['task_id']}: "
+            f"{(cut[0].get('termination_detail') or '')[:300]}"]
 
 
 def dropped_turns(data: RunData) -> int | None:
@@ -192,7 +209,7 @@ def throttling(samples: Sequence[dict[str, Any]]) -> tuple[str | None, str]:
 
 
 def check_data(data: RunData) -> Verdict:
-    reasons = _status_reasons(data) + _harness_reasons(data)
+    reasons = _status_reasons(data) + _harness_reasons(data) + _assumed_context_reasons(data)
     notes: list[str] = []
     dropped = dropped_turns(data)
     if dropped:

@@ -111,9 +111,10 @@ class ChatService:
                              call.name if call else None, args)
 
     def _tools(self, request: ChatRequest) -> list[dict[str, Any]] | None:
-        """The tools the template renders: none for tool_choice none, or where the model's
-        template has no tool-call syntax this engine can read back."""
-        if not request.tools or request.tool_choice == "none":
+        """The tools the template renders (with tool_choice none too, as OpenAI and
+        llama-server render them: the prompt is the same whatever the choice); none where
+        the model's template has no tool-call syntax this engine can read back."""
+        if not request.tools:
             return None
         if getattr(self.engine, "tool_family", None) is None:
             return None
@@ -123,7 +124,7 @@ class ChatService:
                  ) -> Grammar | str | None:
         """A call forced (required, or one named function): the grammar of one call; else
         the request's own constraint (GBNF, or a JSON schema turned into GBNF)."""
-        if tools is None or request.tool_choice == "auto":
+        if tools is None or request.tool_choice in ("auto", "none"):
             return self._request_constraint(request)
         if isinstance(request.tool_choice, dict):
             name = request.tool_choice["function"]["name"]

@@ -274,8 +274,10 @@ def new_completion_id() -> str:
 
 
 def usage_of(gen: Generation) -> dict[str, Any]:
-    return {"prompt_tokens": gen.context_tokens, "completion_tokens": len(gen.tokens),
-            "total_tokens": gen.context_tokens + len(gen.tokens),
+    """OpenAI's usage, counted as llama-server counts it: every token sampled, the end of
+    generation included (the engine's decoded_tokens)."""
+    return {"prompt_tokens": gen.context_tokens, "completion_tokens": gen.decoded_tokens,
+            "total_tokens": gen.context_tokens + gen.decoded_tokens,
             "prompt_tokens_details": {"cached_tokens": gen.reused_tokens}}
 
 

@@ -16,6 +16,7 @@ import json
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -29,7 +30,7 @@ from paths import FIXTURES
 from edgeagent import cli
 from edgeagent.agent.actions import action_constraint, action_grammar
 from edgeagent.agent.native import native_constraint
-from edgeagent.engine.base import EngineError, Message, ToolCall
+from edgeagent.engine.base import ContextOverflow, EngineError, Message, ToolCall
 from edgeagent.engine.http import EndpointSettings, HttpEngine, base_url, wire_message
 from edgeagent.engine.llamacpp import LlamaCppEngine
 from edgeagent.engine.llamacpp_settings import EngineSettings
@@ -67,17 +68,20 @@ def tools_server(tiny_tools_model_path: Path) -> Iterator[str]:
 
 def _serve(model: Path, n_ctx: int = 2048) -> Iterator[str]:
     port = _free_port()
+    # its log goes to a file: a pipe nobody reads fills up and blocks the server mid-request
+    log = tempfile.TemporaryFile()
     proc = subprocess.Popen(
         [sys.executable, "-m", "llama_cpp.server", "--model", str(model),
          "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx), "--n_threads", "1"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL, stderr=log,
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}/v1"
     try:
         deadline = time.monotonic() + 60
         while True:
             if proc.poll() is not None:
-                pytest.fail(f"llama_cpp.server exited: {proc.stderr.read().decode()[-2000:]}")
+                log.seek(0)
+                pytest.fail(f"llama_cpp.server exited: {log.read().decode()[-2000:]}")
             with contextlib.suppress(httpx.HTTPError):
                 if httpx.get(url + "/models", timeout=1).status_code == 200:
                     break
@@ -92,6 +96,7 @@ def _serve(model: Path, n_ctx: int = 2048) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+        log.close()
 
 
 def test_token_counts_agree_with_the_in_process_engine(
@@ -162,6 +167,42 @@ def test_a_smoke_task_runs_through_the_endpoint(
     assert "includes its work" in prov["model"]["energy_scope"]
     assert prov["model"]["path"] == str(tiny_model_path)  # the tokenizer
     assert f"endpoint {llama_server}  (llama-cpp-python, local server" in render_report(run_dir)
+
+
+def test_a_server_with_a_smaller_context_ends_each_task_clearly(
+    tiny_model_path: Path, tmp_path: Path
+) -> None:
+    # llama_cpp.server does not report its window and refuses a streamed over-long prompt by
+    # ending the stream (its reason goes to its own log): each task must end at once with the
+    # server's words, and the verdict must say the run assumed a window the server lacks
+    serving = _serve(tiny_model_path, n_ctx=256)
+    url = next(serving)
+    stdout = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(stdout):
+            code = cli.main([
+                "run", "--endpoint", url, "--suite", "smoke", "--task", "fix-add",
+                "--task", "fix-shout", "--out", str(tmp_path), "--max-steps", "2",
+                "--max-new-tokens", "24",
+            ])  # fmt: skip
+    finally:
+        serving.close()
+    text = stdout.getvalue()
+    assert code == 1, text
+    assert "Result is: INVALID" in text and "n_ctx 8192 this run assumed" in text
+    (run_dir,) = tmp_path.iterdir()
+    db = open_run_db(run_dir)
+    try:
+        tasks = db.execute("SELECT * FROM tasks ORDER BY task_id").fetchall()
+        retries = db.execute("SELECT COALESCE(SUM(retries), 0) FROM steps").fetchone()[0]
+    finally:
+        db.close()
+    assert [t["task_id"] for t in tasks] == ["fix-add", "fix-shout"]
+    for t in tasks:
+        assert t["termination"] == "context_overflow", dict(t)
+        assert "maximum context length is" in t["termination_detail"]  # the server's words
+        assert f"[{t['task_id']}]   context_overflow: the server at {url}" in text
+    assert retries == 0
 
 
 def test_a_replay_runs_through_the_endpoint(
@@ -348,8 +389,15 @@ class _Stub(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def do_GET(self) -> None:  # noqa: N802 - http.server's name
-        owner = "vllm" if self.path.startswith("/strict") else "llamacpp"
-        self._json(200, {"data": [{"id": "stub-model", "owned_by": owner}]})
+        if self.path == "/props/props":  # llama-server's own report of its window
+            return self._json(200, {"default_generation_settings": {"n_ctx": 3072}})
+        if self.path.endswith(("/props", "/slots")):
+            return self._json(404, {"error": {"message": "File Not Found"}})
+        owner = "vllm" if self.path.startswith(("/strict", "/vllm")) else "llamacpp"
+        entry = {"id": "stub-model", "owned_by": owner}
+        if self.path.startswith("/vllm"):
+            entry["max_model_len"] = 1024
+        self._json(200, {"data": [entry]})
 
     def _stream_head(self) -> None:
         self.send_response(200)
@@ -371,8 +419,20 @@ class _Stub(BaseHTTPRequestHandler):
             return self._json(401, {"error": {"message": "invalid api key"}})
         if kind == "strict" and "response_format" in body:
             return self._json(400, {"error": {"message": "response_format not supported"}})
+        if kind == "toolong":  # llama-server's refusal
+            return self._json(400, {"error": {
+                "code": 400, "message": "the request exceeds the available context size, try "
+                "increasing it", "type": "exceed_context_size_error", "n_prompt_tokens": 5000,
+                "n_ctx": 4096}})
+        if kind == "cut" and not body.get("stream"):  # llama_cpp.server's non-streamed refusal
+            return self._json(400, {"error": {
+                "message": "This model's maximum context length is 512 tokens. However, you "
+                "requested 700 tokens (699 in the messages, 1 in the completion).",
+                "type": "invalid_request_error", "code": "context_length_exceeded"}})
         self._stream_head()
         w = self.wfile.write
+        if kind == "cut":  # llama_cpp.server refusing a streamed prompt: no chunk at all
+            return
         if kind == "stall":
             time.sleep(5)
             return
@@ -504,6 +564,36 @@ def test_failures_end_the_turn_with_the_servers_message(
     with pytest.raises(EngineError, match=message):
         _generate(_engine(stub + path))
     assert time.monotonic() - t0 < 5
+
+
+@pytest.mark.parametrize(("path", "requests", "window"), [("/toolong", 1, 4096), ("/cut", 2, 512)])
+def test_a_prompt_refused_for_length_ends_the_turn_at_once(
+    stub: str, path: str, requests: int, window: int
+) -> None:
+    # deterministic: never retried. A stream cut before its first token (llama_cpp.server's
+    # way) is asked once more without streaming, which brings the server's reason back
+    _Stub.requests.clear()
+    engine = _engine(stub + path)
+    assert engine.n_ctx == 8192 and engine.n_ctx_source.startswith("assumed n_ctx 8192")
+    with pytest.raises(ContextOverflow, match="refused the prompt as longer than its context"):
+        _generate(engine)
+    assert len(_Stub.requests) == requests
+    # the window the refusal names is the one the next tasks are budgeted against
+    assert engine.n_ctx == window
+    assert engine.provenance()["n_ctx_source"] == "the server's refusal of a long prompt"
+
+
+@pytest.mark.parametrize(("path", "window", "source"), [
+    ("/props", 3072, "/props default_generation_settings.n_ctx"),
+    ("/vllm", 1024, "/v1/models max_model_len"),
+    ("/ok", 8192, "assumed n_ctx 8192: the server (llama-server) does not report its context"),
+])
+def test_the_context_window_is_the_servers_own_where_it_reports_it(
+    stub: str, path: str, window: int, source: str
+) -> None:
+    engine = _engine(stub + path)
+    assert engine.n_ctx == window and engine.provenance()["n_ctx"] == window
+    assert engine.provenance()["n_ctx_source"].startswith(source)
 
 
 def test_a_stalled_server_times_out(stub: str) -> None:
