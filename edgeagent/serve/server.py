@@ -86,9 +86,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _stream(self, request: ChatRequest) -> None:
         """Server-sent events: text as it is decoded where the client can take it raw (no
-        tools, no stop strings), else at the end; tool calls once read back whole."""
+        tool call can come back: no tools, or tool_choice none; no stop strings), else at
+        the end; tool calls once read back whole."""
         completion_id, model = new_completion_id(), self.service.model_name
-        live = not request.tools and not request.stop
+        live = (not request.tools or request.tool_choice == "none") and not request.stop
         started = False
 
         def on_text(text: str) -> None:

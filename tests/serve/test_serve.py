@@ -216,6 +216,32 @@ def test_native_tool_calls(tiny_tools_model_path: Path, tmp_path: Path) -> None:
             s.proc.kill()
 
 
+def test_tools_under_tool_choice_none_are_rendered_and_text_streams_live(
+    tiny_tools_model_path: Path, tmp_path: Path
+) -> None:
+    # how the endpoint engine asks (as it asks llama-server): the tools in the prompt, our own
+    # grammar, and the text back token by token (a real TTFT), never parsed into calls
+    s = _serve(tiny_tools_model_path, tmp_path / "runs", "--n-ctx", "4096")
+    try:
+        tools = [{"type": "function", "function": {"name": "bash", "description": "run",
+                  "parameters": {"type": "object", "properties": {}}}}]
+        messages = [{"role": "user", "content": "list files"}]
+        stream = s.client().chat.completions.create(
+            model="m", messages=messages, tools=tools, tool_choice="none", max_tokens=16,
+            stream=True, extra_body={"grammar": 'root ::= "ab" "cd" "ef" "gh"'})
+        deltas = [c.choices[0].delta.content for c in stream
+                  if c.choices and c.choices[0].delta.content]
+        plain = s.client().chat.completions.create(model="m", messages=messages, max_tokens=6)
+        s.stop()
+        steps = _steps(s.run_dir)
+        assert "".join(deltas) == "abcdefgh" and len(deltas) > 1
+        # the tools were rendered: the prompt is longer than the same messages without them
+        assert steps[0]["context_tokens"] > steps[1]["context_tokens"] == plain.usage.prompt_tokens
+    finally:
+        if s.proc.poll() is None:
+            s.proc.kill()
+
+
 def test_serve_refuses_a_port_in_use(tiny_model_path: Path, tmp_path: Path) -> None:
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
