@@ -21,6 +21,8 @@ from .common import (
     overrides,
 )
 
+REPLAY_MAX_NEW_TOKENS = 1024  # MLPerf's budget per turn, replay's default
+
 if TYPE_CHECKING:  # the command's modules load when it runs, not when the CLI starts
     from ..config import RunConfig
     from ..replay.dataset import Conversation
@@ -50,8 +52,13 @@ def _add_replay(sub: argparse._SubParsersAction) -> None:
                    help="the first N conversations, or comma-separated conversation ids")
     p.add_argument("--inject-tool-delay", action="store_true",
                    help="sleep each tool row's recorded delay_seconds (recorded as tool wait)")
-    p.add_argument("--max-new-tokens", type=int, default=1024,
-                   help="generation budget per turn (default 1024)")
+    p.add_argument("--max-new-tokens", type=int,
+                   help=f"generation budget per turn (default {REPLAY_MAX_NEW_TOKENS})")
+    p.add_argument("--mlperf", action="store_true",
+                   help="MLPerf Edge Agentic's run settings: temperature 0, seed 42, "
+                   "max_new_tokens 1024, turn timeout 600 s, single stream, a context that "
+                   "holds the longest turn (checked before the model loads); a flag with "
+                   "another value is an error; recorded as replay.preset")
     p.add_argument("--out", help="directory that receives the run directory (default runs/)")
     p.add_argument("--isl", action="store_true",
                    help="only count each assistant turn's input tokens (ISL) with the model's "
@@ -71,6 +78,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     from ..console import ConsolePrinter, JsonPrinter
     from ..models import file_sha256
     from ..replay import load_dataset, run_conversations, select_conversations, summary_text
+    from ..replay.preset import MLPERF, apply_preset
     from ..run import ReplaySource, default_dataset, execute_replay
 
     if args.from_run and args.dataset:
@@ -90,6 +98,10 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     if n_ctx_auto:
         args.n_ctx = None  # the config's default until the dataset has been measured
     given = overrides(args, "out", "max_new_tokens", *ENGINE_KEYS, *METER_KEYS, *ENDPOINT_KEYS)
+    if args.mlperf:
+        given = apply_preset(given)
+    elif given["max_new_tokens"] is None:
+        given["max_new_tokens"] = REPLAY_MAX_NEW_TOKENS
     given["suite"] = f"replay:{label}"
     config = load_config(None, given)
     if args.isl:
@@ -104,7 +116,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         result = execute_replay(config, source, inject_tool_delay=args.inject_tool_delay,
                                 reexecute_tools=args.reexecute_tools, sinks=[printer],
                                 stop_requested=stop, progress=not args.json,
-                                n_ctx_auto=n_ctx_auto)
+                                n_ctx_auto=n_ctx_auto, preset=MLPERF if args.mlperf else None)
     except KeyboardInterrupt:
         print("aborted; the turns completed so far are kept in the run directory",
               file=sys.stderr)

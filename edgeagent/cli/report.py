@@ -52,12 +52,20 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         description="Check a run: finished, no harness errors, no dropped replay turns, "
         "energy present when requested, no thermal throttling; with fewer trajectories "
         "than the reported percentile needs it is a SMOKE check, not a result. The same "
-        "verdict `run` and `replay` print at their end. Exit code 0 when VALID or SMOKE, "
-        "1 when INVALID.")
+        "verdict `run` and `replay` print at their end. Beside it, on a replay run, "
+        "MLPerf's compliance checks by name (temperature==0, seed==42, single_stream, "
+        "no_dropped_turns, all_turns_observed; with --reference the accuracy gate), each "
+        "PASS or FAIL with its values. Exit code 0 when VALID or SMOKE, 1 when INVALID.")
     k.add_argument("run_dir", type=Path, help="a run directory made by `edgeagent run`")
-    k.add_argument("--json", action="store_true", help="print one JSON object")
+    k.add_argument("--json", action="store_true",
+                   help="print one JSON object (the compliance checks under `compliance`)")
     k.add_argument("--strict", action="store_true",
-                   help="exit 1 for a SMOKE check too (only a VALID result exits 0)")
+                   help="exit 1 for a SMOKE check too, and for any failed MLPerf compliance "
+                   "check (only a VALID, compliant result exits 0)")
+    k.add_argument("--reference", type=float, metavar="X",
+                   help="add the accuracy gate: PASS when the run's score >= 0.97 x X "
+                   "(MLPerf's factor); on a replay run the inline score, a fraction "
+                   "(MLPerf's reference run: 0.6335)")
     k.set_defaults(func=_cmd_check)
 
 
@@ -116,13 +124,23 @@ def _sweep_table(dirs: Sequence[Path], by: str | None, fmt: str) -> str:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from ..results.validity import check_run, verdict_lines
+    from ..results.compliance import check_compliance, compliance_lines
+    from ..results.metrics import load_run
+    from ..results.validity import check_data, verdict_lines
 
-    verdict = check_run(args.run_dir)
+    data = load_run(args.run_dir)
+    compliance = check_compliance(args.run_dir, data, args.reference)
+    if compliance is None and args.reference is not None:
+        raise UserError(f"--reference: {args.run_dir} is a live run, which has no MLPerf "
+                        "score to gate; give a replay run directory")
+    verdict = check_data(data)
     if args.json:
-        print(json.dumps(verdict.to_dict(), indent=2))
+        doc = {**verdict.to_dict(), "compliance": compliance.to_dict() if compliance else None}
+        print(json.dumps(doc, indent=2))
     else:
         print("\n".join(verdict_lines(verdict)))
         for note in verdict.notes:
             print(f"  ok: {note}")
-    return verdict.exit_code(args.strict)
+        print("\n".join(compliance_lines(compliance)))
+    failed = compliance is not None and not compliance.passed
+    return max(verdict.exit_code(args.strict), int(args.strict and failed))

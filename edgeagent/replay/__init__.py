@@ -1,8 +1,8 @@
 """Teacher-forced replay of recorded agent trajectories in MLPerf Edge Agentic's JSONL
 format: the dataset (load, check, dump), export of runs and oracles, the per-conversation
-replayer and the prompt of every turn, input lengths (ISL) and `--n-ctx auto`, the inline
-score, the result summary (with MLPerf endpoints' field names), and a synthetic workload.
-The run around it is edgeagent.run."""
+replayer and the prompt of every turn, input lengths (ISL) and `--n-ctx auto`, MLPerf's run
+settings as one preset (`--mlperf`), the inline score, the result summary (with MLPerf
+endpoints' field names), and a synthetic workload. The run around it is edgeagent.run."""
 
 from ..exports import lazy_exports
 
@@ -13,6 +13,7 @@ __all__, __getattr__ = lazy_exports(__name__, {
     "export": ("oracle_conversation", "run_conversations", "specs_from_openai"),
     "isl": ("ContextChoice", "TurnLength", "auto_n_ctx", "distribution", "isl_report",
             "isl_text", "turn_lengths"),
+    "preset": ("MLPERF", "Preset", "apply_preset", "require_context"),
     "replayer": ("ConversationResult", "ReplaySettings", "TurnPrompt", "TurnResult",
                  "conversation_start", "native_messages", "replay_conversation",
                  "text_messages", "turn_prompts"),

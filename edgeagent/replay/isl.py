@@ -88,6 +88,7 @@ class ContextChoice:
     max_new_tokens: int
     n_ctx_train: int | None
     reason: str
+    largest_turn: str | None = None  # where the largest prompt is: "conversation C turn N"
 
 
 def auto_n_ctx(largest_isl: int, max_new_tokens: int, n_ctx_train: int | None) -> ContextChoice:

@@ -1,12 +1,13 @@
 """What a run directory says: the SQLite store (WAL, crash-safe, resumable), metrics,
-percentiles and intervals, the validity check, report formats and plots, tasks per tier, the
-cost of stuck trajectories, and the comparison of runs."""
+percentiles and intervals, the validity check and MLPerf's compliance checks, report formats
+and plots, tasks per tier, the cost of stuck trajectories, and the comparison of runs."""
 
 from ..exports import lazy_exports
 
 __all__, __getattr__ = lazy_exports(__name__, {
     "bandwidth": ("Bandwidth", "measure_bandwidth"),
     "compare": ("compare_dirs", "compare_runs"),
+    "compliance": ("Check", "Compliance", "check_compliance", "compliance_lines"),
     "formats": ("FORMATS", "fmt_metric", "md_table", "render"),
     "interval": ("wilson_interval",),
     "metrics": ("load_run", "metrics_by_key", "roofline_metrics", "run_metrics",

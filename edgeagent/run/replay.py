@@ -26,6 +26,7 @@ from ..meter.host import reset_peak_rss
 from ..models import resolve_model
 from ..replay.dataset import Conversation, ToolCall
 from ..replay.isl import ContextChoice, auto_n_ctx, turn_lengths
+from ..replay.preset import Preset, require_context
 from ..replay.replayer import (
     ConversationResult,
     ReplaySettings,
@@ -137,8 +138,12 @@ def choose_context(config: RunConfig, conversations: Sequence[Conversation], *,
         native = uses_native(config.tool_format, vocab)
         lengths = turn_lengths(conversations, vocab.prompt_tokens, native=native,
                                last_only=True)
-        largest = max((t.isl for t in lengths), default=0)
-        return auto_n_ctx(largest, config.max_new_tokens, vocab.n_ctx_train)
+        largest = max(lengths, key=lambda t: t.isl, default=None)
+        choice = auto_n_ctx(largest.isl if largest else 0, config.max_new_tokens,
+                            vocab.n_ctx_train)
+        where = (f"conversation {largest.conversation_id} turn {largest.turn}"
+                 if largest else None)
+        return dataclasses.replace(choice, largest_turn=where)
     finally:
         vocab.close()
 
@@ -188,9 +193,12 @@ def execute_replay(
     progress: bool = True,
     engine_factory: EngineFactory | None = None,
     n_ctx_auto: bool = False,
+    preset: Preset | None = None,
 ) -> ReplayResult:
     """`n_ctx_auto`: size the context from the conversations (choose_context) instead of
-    `config.n_ctx`; the choice and its reason are recorded under `replay.n_ctx_auto`."""
+    `config.n_ctx`; the choice and its reason are recorded under `replay.n_ctx_auto`.
+    `preset`: the run settings `config` was made with (replay --mlperf), recorded under
+    `replay.preset`; the longest turn must fit, checked before the model loads."""
     if reexecute_tools and source.run_dir is None:
         raise StoreError("--reexecute-tools needs --from-run RUN_DIR (a dataset file has no "
                          "sandbox to run its tool calls in)")
@@ -198,11 +206,8 @@ def execute_replay(
     check_out_writable(out)
     config, sampling_note = greedy_config(config)
     peak_rss_scope = reset_peak_rss()  # the run's own peak, model load included
-    choice = None
-    if n_ctx_auto:
-        choice = choose_context(config, source.conversations, progress=progress)
-        # through load_config, so that max_new_tokens < n_ctx is checked as for a given n_ctx
-        config = load_config(None, {**config.to_dict(), "n_ctx": choice.n_ctx})
+    config, choice = _sized_config(config, source, n_ctx_auto=n_ctx_auto, preset=preset,
+                                   progress=progress)
     model, engine = build_engine(config, progress=progress, engine_factory=engine_factory)
     with closing_on_error(engine):
         tool_format = resolve_tool_format(config.tool_format, engine, live=False)
@@ -211,7 +216,7 @@ def execute_replay(
     run_dir = make_run_dir(out, _run_label(source, model))
     replay_info = _replay_info(config, source, engine, choice, sampling_note,
                                reexecute_tools=reexecute_tools,
-                               inject_tool_delay=inject_tool_delay)
+                               inject_tool_delay=inject_tool_delay, preset=preset)
     device = device_provenance(engine)  # before the session: not inside the run's time
     summary: dict[str, Any] = {}  # the summary files, written from the closed run.db
     session = RunSession.open(
@@ -229,18 +234,37 @@ def execute_replay(
     return ReplayResult(run_dir, session.status, summary)
 
 
+def _sized_config(config: RunConfig, source: ReplaySource, *, n_ctx_auto: bool,
+                  preset: Preset | None, progress: bool) -> tuple[RunConfig,
+                                                                   ContextChoice | None]:
+    """The config with its context: sized from the conversations when `n_ctx_auto`, and
+    under a preset refused (before any weights load) when the longest turn cannot fit."""
+    if not n_ctx_auto and preset is None:
+        return config, None
+    choice = choose_context(config, source.conversations, progress=progress)
+    if preset is not None:
+        require_context(choice, None if n_ctx_auto else config.n_ctx, preset)
+    if not n_ctx_auto:
+        return config, None
+    # through load_config, so that max_new_tokens < n_ctx is checked as for a given n_ctx
+    return load_config(None, {**config.to_dict(), "n_ctx": choice.n_ctx}), choice
+
+
 def _replay_info(config: RunConfig, source: ReplaySource, engine: Any,
                  choice: ContextChoice | None, sampling_note: str, *, reexecute_tools: bool,
-                 inject_tool_delay: bool) -> dict[str, Any]:
+                 inject_tool_delay: bool, preset: Preset | None) -> dict[str, Any]:
     """How the replay was made: config.yaml's and provenance's `replay`, and the summary's
-    settings."""
+    settings. `concurrency`: requests in flight at a time, 1 as each turn waits for the one
+    before it (`edgeagent check` verifies it against the steps' intervals)."""
     return {
         "source": source.label, "dataset_sha256": source.sha256,
         "from_run": source.run_dir is not None, "reexecute_tools": reexecute_tools,
         "inject_tool_delay": inject_tool_delay, "max_new_tokens": config.max_new_tokens,
         "grammar": config.grammar, "n_ctx": getattr(engine, "n_ctx", config.n_ctx),
         "n_ctx_auto": dataclasses.asdict(choice) if choice else None,
-        "seed": config.seed, "sampling": sampling_note,
+        "seed": config.seed, "sampling": sampling_note, "concurrency": 1,
+        "preset": preset.record(turn_timeout_enforced=bool(config.endpoint))
+        if preset else None,
         "conversations": [c.id for c in source.conversations],
         "assistant_turns": sum(c.assistant_turns for c in source.conversations),
     }

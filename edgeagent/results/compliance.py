@@ -1,0 +1,236 @@
+"""MLPerf's compliance checks on a run directory, by MLPerf's names, beside our own verdict
+(validity.py): what `edgeagent check` lists under "MLPerf compliance".
+
+The rules are those of MLPerf's checker (mlcommons/endpoints,
+src/inference_endpoint/compliance/checker.py: `check_config_lock`, `check_perf_validity`,
+`check_accuracy`), read against our run directory instead of MLPerf's report directory:
+
+- `temperature==0`: config.yaml's `temperature` is 0 (MLPerf: model_params.temperature).
+- `seed==42`: at least one seed is set and every seed set is 42 (MLPerf: model_params.seed
+  and the dataloader seed; ours: `seed`, plus the seeds a phase names).
+- `single_stream`: MLPerf reads num_workers, max_connections and target_concurrency (all 1)
+  from its config. A replay has no such knobs, so the check reads what the run did: the
+  requests in flight it records (`replay.concurrency`) and run.db's request intervals (each
+  step's request start to its last token), which must never overlap.
+- `no_dropped_turns`: scores.json's MLPerf turns block has `missing == 0`.
+- `all_turns_observed`: `observed == issued` in that block. MLPerf's scorer counts `issued`
+  over every issued turn but `observed` over the turns with ground truth only, so one turn
+  without ground truth (excluded from the score) fails this check even when every turn
+  completed; the detail names the excluded count. We keep MLPerf's rule as it is.
+- the accuracy gate (`--reference X`): measured >= 0.97 x X, the factor of MLPerf's edge
+  ruleset (3% one-sided). MLPerf gates the accuracy phase's BFCL score and never the
+  performance phase's inline score: on a replay run the gate, `accuracy:inline_score`, is
+  ours on MLPerf's pattern and is marked so (`mlperf: false`).
+
+A missing artifact fails a check named as MLPerf names it (config_present,
+scorer_output_present, perf_turns_present). OVERALL passes when every check does. Each kind
+of run MLPerf checks is a Phase: a replay run is the performance phase; an accuracy run adds
+its own Phase to PHASES (its seeds and its gate, built with `accuracy_gate`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import UserError
+from .metrics import RunData
+
+CHECKER = "mlcommons/endpoints src/inference_endpoint/compliance/checker.py"
+REFERENCE_FACTOR = 0.97  # MLPerf edge ruleset's accuracy_target_settings: 3% one-sided
+REQUIRED_SEED = 42
+SCORES_FILE = "scores.json"  # the replay's scorer output (replay/summary.py writes it)
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str  # MLPerf's name for the check
+    passed: bool
+    detail: str  # the values the check compared
+    mlperf: bool = True  # False: a check of ours on MLPerf's pattern, not in its checker
+
+
+@dataclass(frozen=True)
+class Compliance:
+    phase: str  # MLPerf's phase: performance (a replay) or accuracy
+    checks: tuple[Check, ...]
+    manual: tuple[str, ...] = ()  # what the run directory cannot show: to attest by hand
+    preset: str | None = None  # the run-settings preset the run was made with, if any
+
+    @property
+    def passed(self) -> bool:
+        return all(c.passed for c in self.checks)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"phase": self.phase, "overall": "PASS" if self.passed else "FAIL",
+                "passed": self.passed, "preset": self.preset,
+                "checks": [asdict(c) for c in self.checks], "manual": list(self.manual),
+                "rules": CHECKER}
+
+
+@dataclass(frozen=True)
+class Phase:
+    """A kind of run MLPerf checks: which runs it is, their seeds, their own checks, and the
+    range a `--reference` for its score must lie in (a fraction or a percentage)."""
+
+    name: str
+    applies: Callable[[RunData], bool]
+    seed_keys: tuple[tuple[str, ...], ...]  # config.yaml paths of the seeds it sets
+    checks: Callable[[RunData, Path, float | None], list[Check]]
+    reference_range: tuple[float, float]
+    reference_hint: str
+
+
+def _get(doc: Any, *path: str) -> Any:
+    for key in path:
+        if not isinstance(doc, dict):
+            return None
+        doc = doc.get(key)
+    return doc
+
+
+def accuracy_gate(name: str, measured: float | None, reference: float, *,
+                  mlperf: bool = True, note: str = "") -> Check:
+    """MLPerf's gate: PASS when `measured` >= REFERENCE_FACTOR x `reference`."""
+    threshold = REFERENCE_FACTOR * reference
+    if measured is None:
+        return Check(name, False, f"metric missing{note}", mlperf)
+    return Check(name, measured >= threshold,
+                 f"{measured:.4f} >= {threshold:.4f} (={REFERENCE_FACTOR} x {reference:g})"
+                 f"{note}", mlperf)
+
+
+def max_in_flight(steps: Sequence[dict[str, Any]]) -> int:
+    """The most requests whose [start, last token] intervals overlap at any instant."""
+    edges: list[tuple[int, int]] = []
+    for s in steps:
+        start = s.get("t_start_ns")
+        end = s.get("t_decode_end_ns") or s.get("t_first_token_ns") or start
+        if start is not None:
+            edges += [(start, 1), (end, -1)]
+    # an end sorts before a start at the same instant: back-to-back requests never overlap
+    edges.sort()
+    most = now = 0
+    for _, delta in edges:
+        now += delta
+        most = max(most, now)
+    return most
+
+
+def config_lock(data: RunData, phase: Phase) -> list[Check]:
+    """temperature==0, seed==42 and single_stream, from config.yaml and run.db."""
+    config = data.config
+    temperature = config.get("temperature")
+    seeds = {".".join(path): _get(config, *path) for path in phase.seed_keys}
+    given = {k: v for k, v in seeds.items() if v is not None}
+    recorded = _get(config, "replay", "concurrency")
+    in_flight = max_in_flight(data.steps)
+    return [
+        Check("temperature==0", temperature == 0, f"temperature={temperature}"),
+        Check("seed==42", bool(given) and all(v == REQUIRED_SEED for v in given.values()),
+              ", ".join(f"{k}={v}" for k, v in seeds.items())),
+        Check("single_stream", in_flight == 1 and recorded in (None, 1),
+              f"max_in_flight={in_flight} over {len(data.steps)} requests (run.db request "
+              f"intervals), recorded concurrency={recorded}"),
+    ]
+
+
+def _scores(run_dir: Path) -> dict[str, Any] | None:
+    path = run_dir / SCORES_FILE
+    if not path.is_file():
+        return None
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError:
+        return {}  # a torn file: no turns block, which the check reports
+    # ours nests MLPerf's own scores.json shape under `mlperf`; MLPerf's is top-level
+    block = doc.get("mlperf") if isinstance(doc, dict) else None
+    return block if isinstance(block, dict) else doc if isinstance(doc, dict) else {}
+
+
+def performance_checks(data: RunData, run_dir: Path, reference: float | None) -> list[Check]:
+    """no_dropped_turns and all_turns_observed from scores.json's MLPerf turns block, and
+    with a reference the gate on its inline score (ours: MLPerf gates no inline score)."""
+    scores = _scores(run_dir)
+    if scores is None:
+        return [Check("scorer_output_present", False,
+                      f"no {SCORES_FILE} in {run_dir} (a replay writes it when it ends)")]
+    turns = scores.get("turns")
+    if not isinstance(turns, dict):
+        return [Check("perf_turns_present", False, f"no turns block in {SCORES_FILE}")]
+    issued, observed, missing = turns.get("issued"), turns.get("observed"), turns.get("missing")
+    excluded = len(scores.get("excluded_turns") or ())
+    why = (f"; {excluded} turn(s) without ground truth are issued but never counted as "
+           "observed (MLPerf's rule)") if excluded else ""
+    checks = [
+        Check("no_dropped_turns", missing == 0,
+              f"missing={missing} (issued={issued}, observed={observed})"),
+        Check("all_turns_observed", issued is not None and observed == issued,
+              f"observed={observed} == issued={issued}{why}"),
+    ]
+    if reference is not None:
+        checks.append(accuracy_gate(
+            "accuracy:inline_score", scores.get("score"), reference, mlperf=False,
+            note="; edgeagent's gate: MLPerf's checker gates only the accuracy phase"))
+    return checks
+
+
+def is_replay(data: RunData) -> bool:
+    return "replay" in data.config or str(data.config.get("suite", "")).startswith("replay:")
+
+
+PERFORMANCE = Phase(
+    "performance", is_replay, (("seed",),), performance_checks, (0.0, 1.0),
+    "the inline score is a fraction in [0, 1] (MLPerf's reference run: 0.6335)")
+# an accuracy run adds its Phase here (its sampling seed, its gate on overall_accuracy)
+PHASES: tuple[Phase, ...] = (PERFORMANCE,)
+
+
+def _manual(data: RunData) -> tuple[str, ...]:
+    """MLPerf asks to attest the server's flags, which its artifacts do not hold; an
+    in-process run has no server, and its context is in config.yaml."""
+    endpoint = data.config.get("endpoint")
+    if not endpoint:
+        return ()
+    return (f"verify the server at {endpoint} was launched with --reasoning off and one slot "
+            "(-np 1): server flags are not in the run directory",)
+
+
+def check_compliance(run_dir: Path | str, data: RunData,
+                     reference: float | None = None) -> Compliance | None:
+    """MLPerf's checks for the phase the run is; None for a run of no MLPerf phase (a live
+    run). A `reference` outside the phase's range is a user error."""
+    run_dir = Path(run_dir)
+    phase = next((p for p in PHASES if p.applies(data)), None)
+    if phase is None:
+        return None
+    low, high = phase.reference_range
+    if reference is not None and not low < reference <= high:
+        raise UserError(f"--reference {reference:g}: {phase.reference_hint}; give the "
+                        f"reference score in ({low:g}, {high:g}]")
+    checks: list[Check] = []
+    if not (run_dir / "config.yaml").is_file():
+        checks.append(Check("config_present", False, f"missing {run_dir / 'config.yaml'}"))
+    else:
+        checks += config_lock(data, phase)
+    checks += phase.checks(data, run_dir, reference)
+    preset = _get(data.config, "replay", "preset", "name")
+    return Compliance(phase.name, tuple(checks), _manual(data), preset)
+
+
+def compliance_lines(compliance: Compliance | None) -> list[str]:
+    """The section `check` prints under its verdict, in the shape of MLPerf's report."""
+    if compliance is None:
+        return ["MLPerf compliance: not checked (a live run is no MLPerf phase; replay "
+                "runs are)"]
+    preset = f"; run with the {compliance.preset} preset" if compliance.preset else ""
+    lines = [f"MLPerf compliance ({compliance.phase} phase{preset}; rules of {CHECKER}):"]
+    for c in compliance.checks:
+        mark = "PASS" if c.passed else "FAIL"
+        lines.append(f"  [{mark}] {c.name}: {c.detail}")
+    lines += [f"  [MANUAL] {note}" for note in compliance.manual]
+    lines.append(f"  OVERALL: {'PASS' if compliance.passed else 'FAIL'}")
+    return lines
