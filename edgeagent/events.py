@@ -116,7 +116,9 @@ class StepRecord:
 class TaskRecord:
     task_id: str
     attempt: int
-    outcome: str  # resolved | unresolved | error; replayed (replay), served (serve)
+    # resolved | unresolved | error; replayed (replay), served (serve), correct | incorrect
+    # (accuracy)
+    outcome: str
     termination: str  # submitted | max_steps | context_overflow | wall_timeout | ...
     steps: int
     wall_ms: float

@@ -11,11 +11,24 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..errors import UserError
-from . import doctor, index, models, replay, report, run, sensors, serve, sweep, tasks, view
+from . import (
+    accuracy,
+    doctor,
+    index,
+    models,
+    replay,
+    report,
+    run,
+    sensors,
+    serve,
+    sweep,
+    tasks,
+    view,
+)
 
 # in `edgeagent --help` order
-COMMAND_GROUPS = (run, serve, report, models, tasks, sensors, doctor, replay, sweep, index,
-                  view)
+COMMAND_GROUPS = (run, serve, report, models, tasks, sensors, doctor, replay, accuracy, sweep,
+                  index, view)
 
 
 def build_parser() -> argparse.ArgumentParser:

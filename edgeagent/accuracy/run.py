@@ -1,0 +1,349 @@
+"""One accuracy run: the selected BFCL records through the engine, one sample at a time, in
+the same run directory, store, sampler and metering as a live run or a replay (RunSession):
+each sample is a task of one step, so run.db holds its TTFT, decode and energy per phase;
+its verdict goes to accuracy_samples.jsonl, and accuracy_results.json is written from that
+file when the run ends, however it ends.
+
+Every record is sent as MLPerf sends it: its messages and its functions as `tools`, rendered
+by the model's own chat template (in process) or by the server (`--endpoint`), free to call a
+tool or not (no grammar: MLPerf asks with tool_choice auto), greedy, seed 42, 1024 new tokens.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..config import RunConfig, load_config
+from ..engine.base import ContextOverflow, EngineError, Generation
+from ..engine.build import EngineFactory, build_engine
+from ..errors import ConfigError, StoreError
+from ..events import EventSink, RunStarted, TaskRecord, TaskStarted, step_record
+from ..meter.host import reset_peak_rss
+from ..models import resolve_model
+from ..replay.isl import ContextChoice, auto_n_ctx
+from ..results.resume import ResumePlan, plan_resume
+from ..results.store import make_run_dir
+from ..run.session import (
+    RunSession,
+    build_provenance,
+    check_out_writable,
+    closing_on_error,
+    device_provenance,
+    task_costs,
+)
+from .bfcl import AstChecker
+from .extract import scored_output
+from .records import BfclRecord, load_subset
+from .rules import BFCL_EVAL_VERSION, MAX_NEW_TOKENS, SEED, TEMPERATURE
+from .samples import (
+    SAMPLES_FILE,
+    SampleResult,
+    append_sample,
+    drop_partial_line,
+    read_samples,
+)
+from .sampling import Selection, select_records
+from .scoring import Checker, score_sample
+from .summary import results_document, write_results
+
+SUITE = "accuracy:bfcl_v4"
+NO_TOOLS = ("has no native tool-call syntax this tool knows (Hermes/Qwen <tool_call>, "
+            "Llama 3.1+, Mistral [TOOL_CALLS]); BFCL sends its functions as `tools`: choose a "
+            "--model whose template supports tools (the default does)")
+
+
+@dataclass(frozen=True)
+class AccuracyResult:
+    run_dir: Path
+    status: str  # complete | interrupted | failed
+    document: dict[str, Any]  # accuracy_results.json
+
+
+@dataclass(frozen=True)
+class _NoTool:
+    """A BFCL answer runs no tool: the step's tool phase is empty."""
+
+    exit_code: int | None = None
+    error: bool = False
+    retrieval: Any = None
+
+
+def choose_context(config: RunConfig, records: Sequence[BfclRecord],
+                   progress: bool) -> tuple[RunConfig, ContextChoice]:
+    """`--n-ctx auto` in process: the longest record's prompt (tools rendered) plus
+    max_new_tokens, capped by the training context; the template's tool support is checked
+    on the way, before the weights load."""
+    from ..engine.vocab import Vocabulary
+
+    path = resolve_model(config.model, progress=progress).path
+    vocab = Vocabulary(path)
+    try:
+        if vocab.tool_family is None:
+            raise ConfigError(f"--model {config.model}: its chat template {NO_TOOLS}")
+        largest = max((len(vocab.prompt_tokens(r.chat(), r.tools)) for r in records),
+                      default=0)
+        choice = auto_n_ctx(largest, config.max_new_tokens, vocab.n_ctx_train)
+    finally:
+        vocab.close()
+    return load_config(None, {**config.to_dict(), "n_ctx": choice.n_ctx}), choice
+
+
+def check_tool_support(engine: Any, config: RunConfig) -> None:
+    """In process the template must have a tool-call family; a server renders `tools`
+    itself, so an endpoint is taken at its word."""
+    if getattr(engine, "server_kind", None) is None and engine.tool_family is None:
+        raise ConfigError(f"--model {config.model}: its chat template {NO_TOOLS}")
+
+
+def generate_kw(engine: Any) -> tuple[dict[str, Any], str]:
+    """tool_choice "auto", MLPerf's, where the engine takes a tool choice; the in-process
+    engine with no grammar is free to call or not, which is what auto means."""
+    if "tool_choice" in inspect.signature(engine.generate).parameters:
+        return {"tool_choice": "auto"}, "auto"
+    kind = getattr(engine, "server_kind", None)
+    if kind is None:
+        return {}, "auto (no grammar: the model may answer with or without a call)"
+    if kind == "llama-cpp-python":
+        return {}, "none sent: the server's default, auto"
+    return {}, (f"required: the endpoint engine asks {kind} so where MLPerf asks auto "
+                "(llama-server does not enforce required; docs/accuracy.md)")
+
+
+def resumed_records(plan: ResumePlan, load: Callable[[str], list[BfclRecord]] = load_subset
+                    ) -> tuple[list[BfclRecord], dict[str, Any]]:
+    """The records of an interrupted run, in its order, from the ids it recorded, and how
+    the run was made (its provenance's `accuracy`)."""
+    path = plan.run_dir / "provenance.json"
+    try:
+        info = json.loads(path.read_text()).get("accuracy") or {}
+    except (OSError, ValueError) as exc:
+        raise StoreError(f"cannot read {path}: {exc} (give an accuracy run directory)") from exc
+    subset_of = info.get("subset_of")
+    if not subset_of:
+        raise StoreError(f"{plan.run_dir} is not an accuracy run (no accuracy section in its "
+                         "provenance.json); resume it with the command that made it")
+    by_id = {r.id: r for s in sorted(set(subset_of.values())) for r in load(s)}
+    missing = [i for i in plan.task_ids if i not in by_id]
+    if missing:
+        raise StoreError(f"{plan.run_dir}: sample {missing[0]} is not in the installed "
+                         f"bfcl-eval's data (is it still {info.get('bfcl_eval_version')}?)")
+    return [by_id[i] for i in plan.task_ids], info
+
+
+def accuracy_info(config: RunConfig, selection: Selection, records: Sequence[BfclRecord],
+                  checker_version: str | None, tool_choice: str,
+                  choice: ContextChoice | None) -> dict[str, Any]:
+    """How the run was made: provenance's `accuracy`, and accuracy_results.json's own part."""
+    settings = {"temperature": config.temperature, "seed": config.seed,
+                "max_new_tokens": config.max_new_tokens}
+    return {
+        "benchmark": "BFCL v4 single-turn, MLPerf Edge Agentic accuracy phase",
+        "bfcl_eval_version": checker_version, "bfcl_eval_pinned": BFCL_EVAL_VERSION,
+        "sampling": dataclasses.asdict(selection.plan),
+        "subsets_asked": list(selection.subsets) if selection.subsets else None,
+        "limit": selection.limit, "records": len(records), **settings,
+        "mlperf_settings": settings == {"temperature": TEMPERATURE, "seed": SEED,
+                                        "max_new_tokens": MAX_NEW_TOKENS},
+        "tool_choice": tool_choice,
+        "n_ctx_auto": dataclasses.asdict(choice) if choice else None,
+        "subset_of": {r.id: r.subset for r in records},
+    }
+
+
+def _run_label(model: Any) -> str:
+    name = model.name or (str(model.path) if model.path else "endpoint")
+    label = Path(name).stem if "/" in name or name.endswith(".gguf") else name
+    return f"accuracy-bfcl-{label}"[:80]
+
+
+def execute_accuracy(
+    config: RunConfig,
+    selection: Selection,
+    *,
+    reference: float | None = None,
+    sinks: Sequence[EventSink] = (),
+    stop_requested: Callable[[], bool] = lambda: False,
+    progress: bool = True,
+    on_sample: Callable[[SampleResult, int, int, bool], None] | None = None,
+    engine_factory: EngineFactory | None = None,
+    n_ctx_auto: bool = False,
+    resume_dir: Path | None = None,
+    checker: Checker | None = None,
+) -> AccuracyResult:
+    """`on_sample(sample, n, total, fresh)` after each sample (fresh: evaluated now, not kept
+    from before a resume); `reference`: MLPerf's gate in accuracy_results.json."""
+    checker = checker or AstChecker()  # without the extra: its one-line error, first
+    plan = plan_resume(resume_dir) if resume_dir is not None else None
+    if plan is not None:
+        records, info = resumed_records(plan)
+    else:
+        records, info = select_records(selection), None
+    check_out_writable(Path(config.out))
+    config = dataclasses.replace(config, suite=SUITE)
+    peak_rss_scope = reset_peak_rss()  # the run's own peak, model load included
+    choice = None
+    if n_ctx_auto and not config.endpoint:  # a server's window is its own
+        config, choice = choose_context(config, records, progress)
+    model, engine = build_engine(config, progress=progress, engine_factory=engine_factory)
+    with closing_on_error(engine):
+        check_tool_support(engine, config)
+    kw, tool_choice = generate_kw(engine)
+    if info is None:
+        info = accuracy_info(config, selection, records, getattr(checker, "version", None),
+                             tool_choice, choice)
+    run_dir = plan.run_dir if plan is not None else make_run_dir(Path(config.out),
+                                                                 _run_label(model))
+    context = _RunContext(config, engine, checker, kw, stop_requested, on_sample)
+    return _run(context, run_dir, records, info, plan, model, sinks, reference,
+                peak_rss_scope)
+
+
+@dataclass(frozen=True)
+class _RunContext:
+    """What every sample of a run is evaluated with."""
+
+    config: RunConfig
+    engine: Any
+    checker: Checker
+    generate_kw: dict[str, Any]
+    stop_requested: Callable[[], bool]
+    on_sample: Callable[[SampleResult, int, int, bool], None] | None
+
+
+def _run(ctx: _RunContext, run_dir: Path, records: Sequence[BfclRecord],
+         info: dict[str, Any], plan: ResumePlan | None, model: Any,
+         sinks: Sequence[EventSink], reference: float | None,
+         peak_rss_scope: str) -> AccuracyResult:
+    """The session around the samples; accuracy_results.json is written once it closed."""
+    ids = [r.id for r in records]
+    document: dict[str, Any] = {}
+
+    def finish() -> None:
+        document.update(results_document(list(read_samples(run_dir).values()), ids, info,
+                                         reference))
+        write_results(run_dir, document)
+
+    device = device_provenance(ctx.engine)  # before the session: not inside the run's time
+    session = RunSession.open(ctx.config, run_dir, ctx.config.to_dict(), ctx.engine, sinks,
+                              stop_requested=ctx.stop_requested, resume=plan,
+                              peak_rss_scope=peak_rss_scope, after_close=finish)
+    (run_dir / SAMPLES_FILE).touch()
+    with session:
+        provenance = build_provenance(ctx.config, model, ctx.engine, session.power, device)
+        provenance["accuracy"] = info
+        session.emit(RunStarted(run_dir.name, str(run_dir), SUITE, tuple(ids), provenance))
+        _evaluate_all(ctx, session, records, plan)
+    return AccuracyResult(run_dir, session.status, document)
+
+
+def _evaluate_all(ctx: _RunContext, session: RunSession, records: Sequence[BfclRecord],
+                  plan: ResumePlan | None) -> None:
+    """Each record in turn until they end or a stop is asked for; a sample finished before
+    a resume (its run.db record and its sample line both written) is kept as it is."""
+    if plan is not None:
+        drop_partial_line(session.run_dir)
+    kept = read_samples(session.run_dir) if plan is not None else {}
+    done = {i: r for i, r in (plan.done if plan is not None else {}).items() if i in kept}
+    for n, record in enumerate(records, 1):
+        if ctx.stop_requested():
+            break
+        if record.id in done:
+            session.records.append(done[record.id])
+            if ctx.on_sample is not None:
+                ctx.on_sample(kept[record.id], n, len(records), False)
+            continue
+        attempt = plan.next_attempt.get(record.id, 0) if plan is not None else 0
+        with session.unit(record.id, attempt):
+            sample, task = evaluate(ctx, session, record, attempt)
+        session.records.append(task)
+        if ctx.on_sample is not None:
+            ctx.on_sample(sample, n, len(records), True)
+
+
+def evaluate(ctx: _RunContext, session: RunSession, record: BfclRecord,
+             attempt: int) -> tuple[SampleResult, TaskRecord]:
+    """One record generated, its step recorded (metered), scored, its sample line written,
+    then its task record; returns the sample and the task record as stored."""
+    session.collector.steps.clear()
+    t0 = time.monotonic_ns()
+    question = next((m["content"] for m in reversed(record.messages) if m["role"] == "user"),
+                    "")
+    session.emit(TaskStarted(record.id, attempt, record.subset, "", question))
+    wall_start = time.time()
+    try:
+        gen = ctx.engine.generate(record.chat(), max_tokens=ctx.config.max_new_tokens,
+                                  tools=list(record.tools), **ctx.generate_kw)
+    except (ContextOverflow, EngineError) as exc:
+        sample = dropped_sample(record, attempt, exc)
+    else:
+        session.emit(_step(gen, record.id, attempt, wall_start))
+        sample = answered_sample(record, attempt, gen, ctx.checker)
+    append_sample(session.run_dir, sample)
+    session.emit(sample_task(sample, session.collector.steps,
+                             (time.monotonic_ns() - t0) / 1e6))
+    return sample, session.collector.tasks[-1]
+
+
+def _step(gen: Generation, sample_id: str, attempt: int, wall_start: float) -> Any:
+    """The sample's one StepRecord, built as the live loop and replay build theirs; its
+    action is the first native call."""
+    first = gen.tool_calls[0] if gen.tool_calls else None
+    args: dict[str, Any] | None = None
+    if first is not None:
+        try:
+            parsed = first.args
+            args = parsed if isinstance(parsed, dict) else {"_value": parsed}
+        except (ValueError, RecursionError):  # a server's arguments may be any text
+            args = {"_raw": first.arguments}
+    return step_record(
+        gen, task_id=sample_id, attempt=attempt, step=0, wall_start=wall_start,
+        action_name=first.name if first else None, action_args=args, format_error=None,
+        result=_NoTool(), observation="", truncated=False, observation_tokens=0,
+        t_tool_start=gen.t_end_ns, t_tool_end=gen.t_end_ns)
+
+
+def answered_sample(record: BfclRecord, attempt: int, gen: Generation,
+                    checker: Checker) -> SampleResult:
+    calls = tuple((c.name, c.arguments) for c in gen.tool_calls or ())
+    output = scored_output(gen.text, calls)
+    verdict = score_sample(record, output, checker)
+    return SampleResult(
+        record.id, record.subset, record.category, attempt, "completed", None, gen.text,
+        tuple({"name": n, "arguments": a} for n, a in calls), output, verdict.calls,
+        verdict.made_call, verdict.valid, verdict.rule, verdict.error, verdict.error_type,
+        gen.context_tokens, gen.decoded_tokens, gen.ttft_ms, gen.decode_ms,
+        gen.finish_reason)
+
+
+def dropped_sample(record: BfclRecord, attempt: int, exc: Exception) -> SampleResult:
+    """A sample without an answer: it fails its subset, as an issued sample that never
+    completed fails in MLPerf's scorer."""
+    status = "context_overflow" if isinstance(exc, ContextOverflow) else "engine_error"
+    return SampleResult(record.id, record.subset, record.category, attempt, status,
+                        f"{status.replace('_', ' ')}: {exc}"[:2000], None, (), None, (),
+                        False, False, None)
+
+
+def sample_task(sample: SampleResult, steps: Sequence[Any], wall_ms: float) -> TaskRecord:
+    """The sample's run.db task record: its costs and energy per phase, its verdict."""
+    if not sample.completed:
+        outcome, grading = "error", f"not scored: {sample.reason}"
+    else:
+        outcome = "correct" if sample.valid else "incorrect"
+        grading = f"{sample.rule}: " + ("valid" if sample.valid else
+                                        f"{sample.checker_error_type}: "
+                                        f"{'; '.join(sample.checker_error)}")
+    return TaskRecord(
+        task_id=sample.id, attempt=sample.attempt, outcome=outcome, termination=sample.status,
+        steps=len(steps), wall_ms=wall_ms,
+        context_tokens_final=max((s.context_tokens + s.decoded_tokens for s in steps),
+                                 default=0),
+        **task_costs(steps), grading_output=grading[:4000], error=sample.reason,
+    )

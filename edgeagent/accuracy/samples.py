@@ -1,0 +1,106 @@
+"""The per-sample record of an accuracy run, accuracy_samples.jsonl: one line per evaluated
+sample, appended and fsynced as it completes, holding everything needed to score it again
+(the raw output and the native calls the engine read) beside the verdict and its costs.
+
+A sample evaluated twice (its run was killed between its line and its run.db record, and
+resumed) has two lines: the last one counts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import StoreError
+
+SAMPLES_FILE = "accuracy_samples.jsonl"
+
+
+@dataclass(frozen=True)
+class SampleResult:
+    id: str
+    subset: str
+    category: str | None  # None: live_relevance, scored apart
+    attempt: int
+    # completed, or dropped without an answer: context_overflow | engine_error
+    status: str
+    reason: str | None  # why it was dropped
+    raw_output: str | None  # the model's text, as generated
+    native_calls: tuple[dict[str, str], ...]  # {"name", "arguments" (JSON text)} as read
+    output: str | None  # what MLPerf scores: the native calls as tool_calls JSON, else text
+    parsed_calls: tuple[dict[str, Any], ...]  # the calls the AST rule read from `output`
+    made_call: bool
+    valid: bool
+    rule: str | None  # no_call | any_call | ast | no_answer (scoring.Verdict)
+    checker_error: tuple[str, ...] = ()
+    checker_error_type: str | None = None
+    # the generation's costs (run.db has them all, with energy, per sample and phase)
+    context_tokens: int | None = None
+    decoded_tokens: int | None = None
+    ttft_ms: float | None = None
+    decode_ms: float | None = None
+    finish_reason: str | None = None
+
+    @property
+    def score(self) -> float:
+        return 1.0 if self.valid else 0.0
+
+    @property
+    def completed(self) -> bool:
+        return self.status == "completed"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**dataclasses.asdict(self), "score": self.score}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> SampleResult:
+        fields = {f.name for f in dataclasses.fields(cls)}
+        values = {k: v for k, v in data.items() if k in fields}
+        for key in ("native_calls", "parsed_calls", "checker_error"):
+            values[key] = tuple(values.get(key) or ())
+        return cls(**values)
+
+
+def append_sample(run_dir: Path, sample: SampleResult) -> None:
+    """One line, flushed and fsynced before the sample's run.db record is written."""
+    with (run_dir / SAMPLES_FILE).open("a", encoding="utf-8") as f:
+        f.write(json.dumps(sample.to_dict(), ensure_ascii=False) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def drop_partial_line(run_dir: Path) -> None:
+    """A kill mid-write can leave the last line cut short: drop it before appending more."""
+    path = run_dir / SAMPLES_FILE
+    data = path.read_bytes() if path.is_file() else b""
+    if data and not data.endswith(b"\n"):
+        with path.open("r+b") as f:
+            f.truncate(data.rfind(b"\n") + 1)
+
+
+def read_samples(run_dir: Path) -> dict[str, SampleResult]:
+    """id -> the sample's last line; a last line a kill cut short is ignored."""
+    path = run_dir / SAMPLES_FILE
+    if not path.is_file():
+        return {}
+    out: dict[str, SampleResult] = {}
+    lines = path.read_text(encoding="utf-8").splitlines()
+    for n, line in enumerate(lines, 1):
+        try:
+            sample = SampleResult.from_dict(json.loads(line))
+        except (ValueError, TypeError) as exc:
+            if n == len(lines):
+                break  # cut short by a kill mid-write
+            raise StoreError(f"{path}:{n}: not a sample line ({exc}); the file was changed "
+                             "by hand?") from exc
+        out[sample.id] = sample
+    return out
+
+
+def in_order(samples: dict[str, SampleResult], ids: Sequence[str]) -> list[SampleResult]:
+    return [samples[i] for i in ids if i in samples]
