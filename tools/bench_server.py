@@ -5,6 +5,7 @@
         [--n-ctx 8192] [--seed 0] [--max-new-tokens 256] [--turns 32]
         [--datasets smoke,synthetic] [--conversations N|IDS] [--server PATH]
         [--server-first] [--tool-format text|native|auto] [--out DIR]
+        [--serve-only [--repeats 2]]
 
 MLPerf's Edge Agentic reference serves the model with llama.cpp's C++ `llama-server` and an
 HTTP client. This runs `edgeagent replay` on each dataset twice, metered the same way (the
@@ -27,7 +28,10 @@ has equal prompt and output token counts and the p50 ratio is <= 0.95.
 With `--serve`, each dataset is also replayed through `edgeagent serve` (the in-process engine
 behind our OpenAI endpoint, started with the same settings) by the same endpoint client that
 drives llama-server, and `edgeagent_serve` in summary.json compares the two per request
-(target: p50 ratio <= 1.0 with equal token counts on every paired turn).
+(target: p50 ratio <= 1.0 with equal token counts on every paired turn). `--serve-only`
+compares just those two, `--repeats` times each in ABBA order (server, serve, serve,
+server, ...) so that a machine drifting slower or faster favours neither; the ratio is of the
+pooled turn latencies' medians, with each repeat's own ratio beside it.
 
 Datasets: `smoke` (the bundled tasks/replay/smoke.jsonl) and `synthetic`, an MLPerf-format
 conversation of `--turns` assistant turns (32 by default) generated here, deterministically,
@@ -60,6 +64,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -303,6 +308,8 @@ def bench_dataset(name: str, dataset: Path, out: Path, args: argparse.Namespace,
                            "--model", str(model), "--threads", str(args.threads)],
                           out / name / "edgeagent_serve")  # fmt: skip
 
+    if args.serve_only:
+        return _serve_repeats(args.repeats, through_server, through_serve)
     if args.server_first:  # to see whether the order (warm page cache, load drift) matters
         server_dir, cmd = through_server()
         local_dir = in_process()
@@ -313,6 +320,42 @@ def bench_dataset(name: str, dataset: Path, out: Path, args: argparse.Namespace,
     if args.serve:
         result["edgeagent_serve"] = _serve_result(through_serve(), server_dir)
     return result
+
+
+def _serve_repeats(repeats: int, through_server: Callable[[], tuple[Path, list[str]]],
+                   through_serve: Callable[[], Path]) -> dict:
+    """`edgeagent serve` against llama-server, `repeats` times in ABBA order (server then
+    serve, then serve then server, ...), so that a machine that drifts slower or faster over
+    the minutes favours neither path; the ratio is of the pooled turn latencies' medians."""
+    server_dirs: list[Path] = []
+    serve_dirs: list[Path] = []
+    order: list[str] = []
+    for r in range(repeats):
+        for path in (("llama-server", "serve") if r % 2 == 0 else ("serve", "llama-server")):
+            order.append(path)
+            if path == "serve":
+                serve_dirs.append(through_serve())
+            else:
+                server_dirs.append(through_server()[0])
+    pooled = {name: statistics.median(_gen_ms(s) for d in dirs for s in _steps(d).values())
+              for name, dirs in (("serve", serve_dirs), ("llama_server", server_dirs))}
+    pairs = [compare_paths(a, b) for a, b in zip(serve_dirs, server_dirs, strict=True)]
+    equal = all(p["token_counts_equal"] for p in pairs)
+    ratio = pooled["serve"] / pooled["llama_server"] if pooled["llama_server"] else None
+    return {
+        "order": order,
+        "llama_server": [path_numbers(d) for d in server_dirs],
+        "edgeagent_serve": [path_numbers(d) for d in serve_dirs],
+        "turn_latency_ms_p50_pooled": {k: _r(v) for k, v in pooled.items()},
+        "latency_p50_ratio_serve_vs_server": _r(ratio, 3),
+        "ratio_per_repeat": [_r(a["latency_ms_p50"] / b["latency_ms_p50"], 3)
+                             for a, b in zip(map(path_numbers, serve_dirs),
+                                             map(path_numbers, server_dirs), strict=True)],
+        "target_ratio": 1.0,
+        "target_met": None if ratio is None else bool(equal and ratio <= 1.0),
+        "token_counts_equal_every_repeat": equal,
+        "turns": pairs[0],
+    }
 
 
 def _serve_result(serve_dir: Path, server_dir: Path) -> dict:
@@ -380,6 +423,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--serve", action="store_true",
                     help="also replay through `edgeagent serve` (the in-process engine behind "
                     "our OpenAI endpoint) and compare it with llama-server (target <= 1.0)")
+    ap.add_argument("--serve-only", action="store_true",
+                    help="only llama-server against `edgeagent serve` (no in-process replay), "
+                    "--repeats times each in ABBA order")
+    ap.add_argument("--repeats", type=int, default=2,
+                    help="with --serve-only: replays per path, alternating which goes first "
+                    "(default 2: server, serve, serve, server)")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args(argv)
 
@@ -412,7 +461,8 @@ def main(argv: list[str] | None = None) -> int:
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     print(json.dumps(summary, indent=2))
     for name, d in summary["datasets"].items():
-        print(f"# {name}: {d['compare_command']}", file=sys.stderr)
+        if "compare_command" in d:
+            print(f"# {name}: {d['compare_command']}", file=sys.stderr)
     print(f"# summary: {out / 'summary.json'}", file=sys.stderr)
     return 0
 

@@ -108,3 +108,28 @@ def test_native_replay_through_llama_server_decodes_the_in_process_tokens(
     assert summary["settings"]["tool_format"] == "native"
     assert turns["paired_turns"] == 4 and turns["token_counts_equal"], turns
     assert turns["same_generated_text"] == 4
+
+
+@pytest.mark.skipif(SERVER is None, reason=f"no llama-server built for this llama-cpp-python; "
+                    f"build one with `{BUILD_COMMAND}`")
+def test_serve_only_compares_serve_with_llama_server_in_abba_order(
+    tiny_tools_long_model_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`edgeagent serve` asked as the endpoint engine asks llama-server (tools, tool_choice
+    none, our native-call GBNF): the same tokens on every turn of every repeat, and a ratio
+    of pooled medians over repeats that alternate which path goes first."""
+    bench = _bench()
+    out = tmp_path / "bench"
+    assert bench.main(["--model", str(tiny_tools_long_model_path), "--threads", "1",
+                       "--n-ctx", "8192", "--max-new-tokens", "24", "--datasets", "smoke",
+                       "--conversations", "1", "--tool-format", "native", "--serve-only",
+                       "--repeats", "2", "--out", str(out)]) == 0
+    smoke = json.loads(capsys.readouterr().out)["datasets"]["smoke"]
+    assert smoke["order"] == ["llama-server", "serve", "serve", "llama-server"]
+    assert smoke["token_counts_equal_every_repeat"], smoke["turns"]
+    assert smoke["turns"]["same_generated_text"] == smoke["turns"]["paired_turns"] == 4
+    assert len(smoke["ratio_per_repeat"]) == 2 and len(smoke["edgeagent_serve"]) == 2
+    pooled = smoke["turn_latency_ms_p50_pooled"]
+    assert smoke["latency_p50_ratio_serve_vs_server"] == pytest.approx(
+        pooled["serve"] / pooled["llama_server"], abs=2e-3)
+    assert smoke["target_met"] == (smoke["latency_p50_ratio_serve_vs_server"] <= 1.0)
