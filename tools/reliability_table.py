@@ -67,8 +67,7 @@ def render(counts: dict, summary: str, isolation: dict) -> str:
          f"{get('fuzz', 'cases')} cases: {get('fuzz', 'parser_cases')} parsed, "
          f"{get('fuzz', 'dispatcher_cases')} dispatched to the tools; 0 crashes"),
         *_integrity_rows(counts.get("integrity", {})),
-        ("Faults injected (sensor hang/FIFO/garbage/vanish, disk full)",
-         f"{get('faults', 'injected')} injected, {get('faults', 'survived')} survived"),
+        _faults_row(counts),
         ("Load: 200-step trajectory (test_load.py)",
          f"{get('load', 'steps')} steps, RSS growth "
          f"{get('load', 'rss_growth_permille') / 10:.1f}% (limit 10%), "
@@ -126,6 +125,30 @@ def render(counts: dict, summary: str, isolation: dict) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+# the faults tests/security injects (fault_kinds counts), in the table's words
+_FAULT_KINDS = (
+    ("disk_full", "disk full mid-run on run.db or a trajectory, then `--resume`"),
+    ("corrupt_model", "a GGUF cut short or garbled, for run/replay/sweep"),
+    ("clock_step", "the wall clock stepped +/-1 h mid-run or mid-replay"),
+    ("signal", "SIGTERM or Ctrl-C in run, replay, sweep, serve, index"),
+    ("read_only_workspace", "the workspace's filesystem turned read-only mid-task"),
+    ("sensor", "a sensor hung, turned FIFO, garbage or vanished"),
+)
+
+
+def _faults_row(counts: dict) -> tuple[str, str]:
+    """Issue 34's faults: how many of each kind, and how the filesystem ones were made."""
+    faults, kinds = counts.get("faults", {}), counts.get("fault_kinds", {})
+    by = counts.get("faults_by", {})
+    parts = [f"{what} {int(kinds.get(key, 0))}" for key, what in _FAULT_KINDS]
+    return ("Faults injected (test_disk_full.py, test_corrupt_model.py, test_clock_jump.py, "
+            "test_signals.py, test_workspace_readonly.py, test_sensor_faults.py)",
+            f"{int(faults.get('injected', 0))} injected, {int(faults.get('survived', 0))} "
+            f"survived: {'; '.join(parts)}; filesystem faults on a real size-capped or "
+            f"read-only tmpfs {int(by.get('tmpfs', 0))}, injected at the OS call "
+            f"{int(by.get('os_call', 0))}")
 
 
 _INTEGRITY = (

@@ -43,7 +43,7 @@ class AgentLimits:
 @dataclass(frozen=True)
 class LoopResult:
     termination: str  # submitted | max_steps | context_overflow | wall_timeout | format_errors
-    #                   | stuck | engine_error | interrupted | skipped
+    #                   | stuck | engine_error | sandbox_error | interrupted | skipped
     steps: int
     final_context_tokens: int
     detail: str | None = None
@@ -219,6 +219,9 @@ class _Episode:
         if self.format_errors >= self.limits.max_format_errors:
             raise _TaskEnded("format_errors", step + 1, self.context,
                              f"{self.format_errors} consecutive format errors")
+        fault = self.toolbox.workspace_fault()
+        if fault is not None:  # no later step could write a fix: end it, recorded
+            raise _TaskEnded("sandbox_error", step + 1, self.context, fault)
 
 
 def _constraint(

@@ -59,6 +59,23 @@ class StopFlag:
         signal.signal(signal.SIGTERM, handler)
 
 
+def abort_on_signals() -> list[int]:
+    """For a command with no step to finish at (index): Ctrl-C and SIGTERM both abort at
+    once, as KeyboardInterrupt, so its cleanup runs (SIGTERM's default would skip it); the
+    list receives the signal, for the exit code (128 + it)."""
+    got: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        return got
+
+    def handler(signum: int, frame: Any) -> None:
+        got.append(signum)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, handler)
+    signal.signal(signal.SIGTERM, handler)
+    return got
+
+
 def on_off(text: str) -> bool:
     """1/0, on/off, true/false, yes/no (llama-bench writes -fa 1)."""
     value = ON_OFF.get(text.strip().lower())

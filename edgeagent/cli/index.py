@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
+import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from ..errors import UserError
+from .common import abort_on_signals
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -38,6 +42,19 @@ def _cmd_index(args: argparse.Namespace) -> int:
         raise UserError(f"index: {args.path} is not a directory (give a repository folder)")
     if args.k < 1:
         raise UserError(f"--k must be 1 or more, got {args.k}")
+    signals = abort_on_signals()
+    try:
+        report = _index_report(args)
+    except KeyboardInterrupt:
+        # the build writes a temporary file, cached only once whole (retrieval/service.py)
+        print(f"interrupted: the index of {args.path} was not finished and nothing was "
+              "cached; run the command again", file=sys.stderr)
+        return 128 + (signals[0] if signals else signal.SIGINT)
+    return _print_report(args, report)
+
+
+def _index_report(args: argparse.Namespace) -> dict[str, Any]:
+    """Build (or reuse) the index, and answer --query: the numbers `index` prints."""
     from ..retrieval.registry import DEFAULT_EMBEDDING_MODEL
     from ..retrieval.service import RetrievalService
 
@@ -69,6 +86,10 @@ def _cmd_index(args: argparse.Namespace) -> int:
             )
     finally:
         retriever.close()
+    return report
+
+
+def _print_report(args: argparse.Namespace, report: dict[str, Any]) -> int:
     if args.json:
         print(json.dumps(report, indent=2))
         return 0

@@ -120,12 +120,15 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("aborted; the turns completed so far are kept in the run directory",
               file=sys.stderr)
-        return 130
+        return stop.exit_code
     if not args.json:
         print(summary_text(result.summary))
         print(f"summary: {result.run_dir / 'result_summary.json'}")
     if result.status == "interrupted":
-        return 130
+        # the last line says so: the summary above reads like a finished replay's
+        print(f"interrupted; the turns completed so far are kept in {result.run_dir} (a "
+              "replay has no --resume: run it again for the whole workload)", file=sys.stderr)
+        return stop.exit_code
     return 1 if result.summary["result"] == "INVALID" else 0  # as `edgeagent check` exits
 
 

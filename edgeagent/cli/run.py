@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..errors import UserError
+from ..errors import StoreError, UserError
 from .common import (
     ENDPOINT_KEYS,
     ENGINE_KEYS,
@@ -109,6 +109,11 @@ def run_command(args: argparse.Namespace) -> int:
         print("stopped: the output's reader went away; the run is marked failed with that "
               "reason" + resume_hint(verdict.run_dir), file=sys.stderr)
         raise  # cli.main ends it quietly with SIGPIPE's exit code
+    except StoreError as exc:  # the run directory could not be written (a full disk)
+        run_dir = verdict.run_dir or (str(resume_dir) if resume_dir is not None else None)
+        if run_dir is None:
+            raise  # no run directory yet: nothing to resume
+        raise StoreError(f"{exc}{resume_hint(run_dir)}") from exc
     if result.status == "interrupted":
         print(f"interrupted{resume_hint(str(result.run_dir))}", file=sys.stderr)
         return stop.exit_code

@@ -96,6 +96,16 @@ def _plan(args: argparse.Namespace):
     return new_plan(workload, lists, _base(args), 1 if args.repeats is None else args.repeats)
 
 
+def _check_model(model: str | None) -> None:
+    """A model file that is missing, cut short or garbled fails the sweep before its
+    directory is made: each run would only be skipped with the same error. A known name is
+    left to the runs (resolving it may download it)."""
+    from ..models import KNOWN_MODELS, resolve_model
+
+    if model and model not in KNOWN_MODELS:
+        resolve_model(model, progress=False)
+
+
 def _print_dry_run(plan: Any) -> int:
     from ..sweep.execute import child_command
 
@@ -132,6 +142,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         plan = _plan(args)
         if args.dry_run:
             return _print_dry_run(plan)
+        _check_model(plan.base.get("model"))
         index = start_index(make_run_dir(args.out, "sweep"), plan)
     print(f"sweep {index.path}: {len(plan.configurations)} configurations x {plan.repeats} "
           "repeats", file=sys.stderr)

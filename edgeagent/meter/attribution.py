@@ -105,6 +105,7 @@ class MeteredSink:
         if self._task_from is None:
             return task
         t0, t1 = self._task_from, time.monotonic_ns()
+        self._task_from = None  # a record with no TaskStarted (no workspace) is not metered
         self.sampler.edge_sample()  # a right edge for the interval just closed
         energy = self.energy(t0, t1)
         seconds = (t1 - t0) / 1e9

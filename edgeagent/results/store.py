@@ -146,8 +146,15 @@ class RunStore:
             else:
                 _drop_partial_lines(run_dir / "trajectories")
             self.db = sqlite3.connect(run_dir / "run.db", isolation_level=None)
+            self._open_schema()
         except (OSError, sqlite3.Error) as exc:
-            raise StoreError(f"cannot write to {run_dir}: {exc} (choose a writable --out)") from exc
+            # a full disk on resume is one line too, not sqlite's traceback
+            fix = "free space on its disk" if resume is not None else "choose a writable --out"
+            raise StoreError(f"cannot write to {run_dir}: {_why(exc)} ({fix})") from exc
+        self._run_id: str | None = None
+        self._write_error: BaseException | None = None
+
+    def _open_schema(self) -> None:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=FULL")
         self.db.executescript(_schema_sql())
@@ -157,8 +164,6 @@ class RunStore:
         self._add_missing_columns("steps", STEP_COLUMNS)
         if not self.db.execute("SELECT version FROM schema_version").fetchone():
             self.db.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
-        self._run_id: str | None = None
-        self._write_error: BaseException | None = None
 
     def _add_missing_columns(self, table: str, columns: Sequence[tuple[str, str]]) -> None:
         """ALTER TABLE for each (name, type) the table lacks; type "" leaves it untyped."""
@@ -170,10 +175,14 @@ class RunStore:
     # -- trajectory ---------------------------------------------------------------------
     def _append(self, task_id: str, record: dict[str, Any]) -> None:
         path = self.run_dir / "trajectories" / f"{task_id}.jsonl"
-        with path.open("a", encoding="utf-8") as f:
-            f.write(json.dumps(record, default=str) + "\n")
-            f.flush()
-            os.fsync(f.fileno())
+        try:
+            with path.open("a", encoding="utf-8") as f:
+                f.write(json.dumps(record, default=str) + "\n")
+                f.flush()
+                os.fsync(f.fileno())
+        except OSError as exc:
+            # a write's OSError names no file: the error line must say which one failed
+            raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
 
     # -- events -------------------------------------------------------------------------
     def emit(self, event: Event) -> None:
@@ -185,9 +194,11 @@ class RunStore:
             if isinstance(event, RunFinished) and self._write_error is not None:
                 return  # the first failure is the one reported
             self._write_error = exc
+            where = (self.run_dir / "run.db" if isinstance(exc, sqlite3.Error)
+                     else getattr(exc, "filename", None) or self.run_dir)
             raise StoreError(
-                f"cannot write to {self.run_dir}: {_why(exc)} (free space or choose another"
-                " --out); the steps recorded before this are kept"
+                f"cannot write to {where}: {_why(exc)}; the steps recorded before this are "
+                "kept; free space on its disk (or make it writable)"
             ) from exc
 
     def _emit(self, event: Event) -> None:
@@ -333,5 +344,15 @@ def open_run_db(run_dir: Path) -> sqlite3.Connection:
         db.row_factory = sqlite3.Row
         db.execute("SELECT version FROM schema_version").fetchone()
     except sqlite3.Error as exc:
-        raise StoreError(f"cannot read {db_path}: {exc} (is it a run directory?)") from exc
+        # SQLite opens a WAL database by writing its -shm file: on a full disk that fails too
+        fix = ("its disk is full: free space there" if _no_space(db_path.parent)
+               else "is it a run directory?")
+        raise StoreError(f"cannot read {db_path}: {exc} ({fix})") from exc
     return db
+
+
+def _no_space(directory: Path) -> bool:
+    try:
+        return os.statvfs(directory).f_bavail == 0
+    except OSError:
+        return False

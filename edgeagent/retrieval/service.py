@@ -163,8 +163,9 @@ class Retriever:
         assert self.cache_path is not None
         tmp = self.cache_path.with_name(f"{self.cache_path.stem}.{os.getpid()}.tmp")
         tmp.unlink(missing_ok=True)
-        index = Index(tmp, self.service.embedder.dims)
+        index: Index | None = None
         try:
+            index = Index(tmp, self.service.embedder.dims)
             per_file = {rel: chunk_text(rel, s.text) if s.text else [] for rel, s in
                         sources.items()}
             flat = [c for rel in sorted(per_file) for c in per_file[rel]]
@@ -178,8 +179,12 @@ class Retriever:
                 at += n
             index.set_meta("content_key", key)
             index.set_meta("model", self.service.embedder.name)
-        finally:
-            index.close()
+        except BaseException:
+            if index is not None:
+                index.close()
+            tmp.unlink(missing_ok=True)  # Ctrl-C, SIGTERM or a fault: no half-built file left
+            raise
+        index.close()
         os.replace(tmp, self.cache_path)  # atomic: a reader sees a whole index or none
 
     def sync(self) -> int:

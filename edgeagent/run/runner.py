@@ -19,7 +19,7 @@ from ..config import (
 )
 from ..engine.base import Engine
 from ..engine.build import EngineFactory, build_engine
-from ..errors import SuiteError
+from ..errors import StoreError, SuiteError
 from ..events import EventSink, RunStarted, StepRecord, TaskRecord
 from ..harness import (
     EXTERNAL_AGENTS,
@@ -156,15 +156,20 @@ def run_task(
     error: str | None = None
     graded: Grade | None = None
     loop: LoopResult | None = None
-    ws = Workspace.create(task.repo_dir)
+    ws: Workspace | None = None
     try:
+        ws = Workspace.create(task.repo_dir)
         loop = _drive(task, attempt, config, engine, sink, stop_requested, ws, limits,
                       process_limits, retrieval, agents)
         if loop.termination == "engine_error":
             error = loop.detail
+        elif loop.termination == "sandbox_error":  # the workspace failed under the agent
+            error = f"sandbox error: {loop.detail}"
         elif loop.termination not in ("interrupted", "skipped"):
             # hidden tests are copied in only now, after submit or a limit
             graded = _grade_safely(task, ws, process_limits)
+    except StoreError:
+        raise  # the run directory cannot be written (a full disk): that ends the run
     except Exception as exc:  # a sandbox fault ends this task, recorded; never the run
         detail = f"{type(exc).__name__}: {exc}"
         steps = loop.steps if loop is not None else len(collector.steps)
@@ -172,7 +177,7 @@ def run_task(
                           detail)
         error = f"sandbox error: {detail}"[:2000]
     finally:
-        left = ws.cleanup()
+        left = ws.cleanup() if ws is not None else []
     if left and graded is not None:
         note = f"\n[workspace cleanup left {len(left)} entries: {'; '.join(left[:3])}]"
         graded = dataclasses.replace(graded, output=graded.output + note)

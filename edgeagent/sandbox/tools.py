@@ -276,6 +276,11 @@ class Toolbox:
         listed = found[: max(0, limit - len(named))] + named
         return listed + ["..."] if cut or len(listed) < len(found) + len(named) else listed
 
+    def workspace_fault(self) -> str | None:
+        """Why no tool call can change the workspace any more (its filesystem turned
+        read-only), which ends the task; None while it works."""
+        return self.workspace.read_only()
+
     def call(self, name: str, args: dict) -> ToolResult:
         start = time.monotonic()
 

@@ -36,7 +36,13 @@ class Workspace:
             raise WorkspaceError(f"task repository {repo} is not a directory; check the task path")
         if parent is not None:
             Path(parent).mkdir(parents=True, exist_ok=True)
-        owned = Path(tempfile.mkdtemp(prefix="edgeagent-ws-", dir=parent))
+        try:
+            owned = Path(tempfile.mkdtemp(prefix="edgeagent-ws-", dir=parent))
+        except OSError as exc:  # a full or read-only disk under the temporary directory
+            where = parent or tempfile.gettempdir()
+            raise WorkspaceError(f"cannot make a workspace in {where}: "
+                                 f"{exc.strerror or exc} (free space there or set TMPDIR "
+                                 "to a writable directory)") from exc
         root = owned / "repo"
         try:
             shutil.copytree(repo, root, symlinks=True)
@@ -92,6 +98,18 @@ class Workspace:
                 shutil.copytree(original, target, symlinks=True)
         _copy_into(hidden_dir, self.root)
         _remove_bytecode(self.root)
+
+    def read_only(self) -> str | None:
+        """Why the workspace can no longer be written, when its filesystem turned read-only
+        (a disk error remounts it so, or a storage fault): no tool call can change that, so
+        the task is over. None while it is writable."""
+        try:
+            flags = os.statvfs(self.root).f_flag
+        except OSError:
+            return None  # gone or unreadable: the tools say so to the agent, as ever
+        if flags & os.ST_RDONLY:
+            return f"the workspace's filesystem turned read-only ({self.root})"
+        return None
 
     def cleanup(self) -> list[str]:
         """Remove the workspace; never raises. Returns what could not be removed (empty when

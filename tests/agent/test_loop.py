@@ -37,6 +37,9 @@ class Box:
     def repo_files(self, named_in: str = "") -> list[str]:
         return ["calc.py"]
 
+    def workspace_fault(self) -> str | None:
+        return None
+
     def call(self, name: str, args: dict) -> ToolResult:
         if name == "submit":
             return ToolResult("submitted", None, False, 0.1, submitted=True)

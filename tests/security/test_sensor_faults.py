@@ -50,6 +50,7 @@ def test_a_hanging_sensor_stalls_the_meter_not_the_caller(reliability) -> None:
         sampler.stop()  # gives up on the stuck thread instead of hanging with it
         assert time.monotonic() - t0 < 7.0
         reliability("faults", injected=1, survived=1)  # a sensor read that never returns
+        reliability("fault_kinds", sensor=1)
     finally:
         source.release.set()
 
@@ -75,6 +76,7 @@ def test_sensor_swapped_for_a_fifo_reads_as_a_gap(tmp_path: Path, reliability) -
     path.unlink()
     assert ina.read_watts() is None  # gone
     reliability("faults", injected=3, survived=3)  # FIFO, garbage, vanished file
+    reliability("fault_kinds", sensor=3)
 
 
 def test_sampler_keeps_sampling_through_gaps(tmp_path: Path, reliability) -> None:
@@ -96,3 +98,4 @@ def test_sampler_keeps_sampling_through_gaps(tmp_path: Path, reliability) -> Non
     first_gap = values.index(None)
     assert WATTS in values[first_gap:]  # readings resumed after the gap
     reliability("faults", injected=1, survived=1)  # sensor vanishing mid-run
+    reliability("fault_kinds", sensor=1)
