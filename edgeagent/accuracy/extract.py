@@ -3,7 +3,10 @@
 
 The answer is scored as one string: the native tool calls serialized as OpenAI `tool_calls`
 JSON when the model made any (llama-server parses them out of the text; the in-process engine
-reads them in the template's syntax the same way), else the message's text. From that string:
+reads them in the template's syntax the same way), else the message's text. Through an
+endpoint only the server's structured calls are native: a call our endpoint engine read out
+of the text (a server that returned no `tool_calls`) is text to MLPerf's scorer, which then
+reads the text with its extractor, as below (scorable_calls). From that string:
 
 - a call was made (the hallucination and relevance rules) only when it is `tool_calls` JSON;
 - the calls the AST checker gets are the first of: the `tool_calls` JSON; a JSON array of
@@ -20,6 +23,14 @@ from typing import Any
 from .text_calls import calls_in_text
 
 Call = dict[str, Any]  # {"name": ..., "arguments": ...}
+
+
+def scorable_calls(native_calls: Sequence[tuple[str, str]], calls_source: str | None
+                   ) -> Sequence[tuple[str, str]]:
+    """The calls MLPerf's scorer sees as structured: none when the endpoint engine read them
+    out of the text (`calls_source` "text"); else all (the server's `tool_calls`, or the
+    in-process engine's reading, which stands where llama-server's parser does)."""
+    return () if calls_source == "text" else native_calls
 
 
 def scored_output(text: str, native_calls: Sequence[tuple[str, str]]) -> str:

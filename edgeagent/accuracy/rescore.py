@@ -13,7 +13,7 @@ from typing import Any
 
 from ..errors import StoreError
 from .bfcl import AstChecker
-from .extract import scored_output
+from .extract import scorable_calls, scored_output
 from .records import BfclRecord, load_subset
 from .samples import SampleResult, read_samples
 from .scoring import Checker, score_sample
@@ -32,7 +32,7 @@ def rescored_sample(sample: SampleResult, record: BfclRecord,
     if not sample.completed or sample.raw_output is None:
         return sample
     calls = [(c["name"], c["arguments"]) for c in sample.native_calls]
-    output = scored_output(sample.raw_output, calls)
+    output = scored_output(sample.raw_output, scorable_calls(calls, sample.calls_source))
     verdict = score_sample(record, output, checker)
     return dataclasses.replace(
         sample, output=output, parsed_calls=verdict.calls, made_call=verdict.made_call,

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# the names `check` and `report` read too live with them in results (no import cycle)
+from ..results.accuracy_run import DATASET_NAME, MIN_SAMPLE_COUNT, SUITE  # noqa: F401
+
 # the pinned checker: a different bfcl-eval may score differently, so the run records it
 BFCL_EVAL_VERSION = "2026.3.23"
 # the extra that brings it (pyproject.toml), named in every error that needs it
 EXTRA_INSTALL = "pip install 'edgeagent[accuracy]'"
-# MLPerf's accuracy entry in results.json: accuracy_scores[DATASET_NAME]["score"]
-DATASET_NAME = "bfcl_v4::function_calling"
 
 SINGLE_TURN_SUBSETS = (
     "simple_python", "simple_java", "simple_javascript", "multiple", "parallel",
@@ -57,6 +58,9 @@ CHECKER_MODEL_NAME = "gpt-4o-2024-11-20-FC"
 TEMPERATURE = 0.0
 SEED = 42
 MAX_NEW_TOKENS = 1024
+# MLPerf's accuracy requests carry the functions as tools with tool_choice "auto": the model
+# may answer with a call or without one (the hallucination records need the latter)
+TOOL_CHOICE = "auto"
 # the edge config's gate: at least this share of the reference accuracy
 GATE_FACTOR = 0.97
 

@@ -6,13 +6,12 @@ file when the run ends, however it ends.
 
 Every record is sent as MLPerf sends it: its messages and its functions as `tools`, rendered
 by the model's own chat template (in process) or by the server (`--endpoint`), free to call a
-tool or not (no grammar: MLPerf asks with tool_choice auto), greedy, seed 42, 1024 new tokens.
+tool or not (tool_choice "auto", no grammar), greedy, seed 42, 1024 new tokens.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import json
 import time
 from collections.abc import Callable, Sequence
@@ -39,9 +38,9 @@ from ..run.session import (
     task_costs,
 )
 from .bfcl import AstChecker
-from .extract import scored_output
+from .extract import scorable_calls, scored_output
 from .records import BfclRecord, load_subset
-from .rules import BFCL_EVAL_VERSION, MAX_NEW_TOKENS, SEED, TEMPERATURE
+from .rules import BFCL_EVAL_VERSION, MAX_NEW_TOKENS, SEED, SUITE, TEMPERATURE, TOOL_CHOICE
 from .samples import (
     SAMPLES_FILE,
     SampleResult,
@@ -53,7 +52,6 @@ from .sampling import Selection, select_records
 from .scoring import Checker, score_sample
 from .summary import results_document, write_results
 
-SUITE = "accuracy:bfcl_v4"
 NO_TOOLS = ("has no native tool-call syntax this tool knows (Hermes/Qwen <tool_call>, "
             "Llama 3.1+, Mistral [TOOL_CALLS]); BFCL sends its functions as `tools`: choose a "
             "--model whose template supports tools (the default does)")
@@ -102,20 +100,6 @@ def check_tool_support(engine: Any, config: RunConfig) -> None:
         raise ConfigError(f"--model {config.model}: its chat template {NO_TOOLS}")
 
 
-def generate_kw(engine: Any) -> tuple[dict[str, Any], str]:
-    """tool_choice "auto", MLPerf's, where the engine takes a tool choice; the in-process
-    engine with no grammar is free to call or not, which is what auto means."""
-    if "tool_choice" in inspect.signature(engine.generate).parameters:
-        return {"tool_choice": "auto"}, "auto"
-    kind = getattr(engine, "server_kind", None)
-    if kind is None:
-        return {}, "auto (no grammar: the model may answer with or without a call)"
-    if kind == "llama-cpp-python":
-        return {}, "none sent: the server's default, auto"
-    return {}, (f"required: the endpoint engine asks {kind} so where MLPerf asks auto "
-                "(llama-server does not enforce required; docs/accuracy.md)")
-
-
 def resumed_records(plan: ResumePlan, load: Callable[[str], list[BfclRecord]] = load_subset
                     ) -> tuple[list[BfclRecord], dict[str, Any]]:
     """The records of an interrupted run, in its order, from the ids it recorded, and how
@@ -138,7 +122,7 @@ def resumed_records(plan: ResumePlan, load: Callable[[str], list[BfclRecord]] = 
 
 
 def accuracy_info(config: RunConfig, selection: Selection, records: Sequence[BfclRecord],
-                  checker_version: str | None, tool_choice: str,
+                  checker_version: str | None,
                   choice: ContextChoice | None) -> dict[str, Any]:
     """How the run was made: provenance's `accuracy`, and accuracy_results.json's own part."""
     settings = {"temperature": config.temperature, "seed": config.seed,
@@ -151,7 +135,7 @@ def accuracy_info(config: RunConfig, selection: Selection, records: Sequence[Bfc
         "limit": selection.limit, "records": len(records), **settings,
         "mlperf_settings": settings == {"temperature": TEMPERATURE, "seed": SEED,
                                         "max_new_tokens": MAX_NEW_TOKENS},
-        "tool_choice": tool_choice,
+        "tool_choice": TOOL_CHOICE,
         "n_ctx_auto": dataclasses.asdict(choice) if choice else None,
         "subset_of": {r.id: r.subset for r in records},
     }
@@ -194,13 +178,12 @@ def execute_accuracy(
     model, engine = build_engine(config, progress=progress, engine_factory=engine_factory)
     with closing_on_error(engine):
         check_tool_support(engine, config)
-    kw, tool_choice = generate_kw(engine)
     if info is None:
         info = accuracy_info(config, selection, records, getattr(checker, "version", None),
-                             tool_choice, choice)
+                             choice)
     run_dir = plan.run_dir if plan is not None else make_run_dir(Path(config.out),
                                                                  _run_label(model))
-    context = _RunContext(config, engine, checker, kw, stop_requested, on_sample)
+    context = _RunContext(config, engine, checker, stop_requested, on_sample)
     return _run(context, run_dir, records, info, plan, model, sinks, reference,
                 peak_rss_scope)
 
@@ -212,7 +195,6 @@ class _RunContext:
     config: RunConfig
     engine: Any
     checker: Checker
-    generate_kw: dict[str, Any]
     stop_requested: Callable[[], bool]
     on_sample: Callable[[SampleResult, int, int, bool], None] | None
 
@@ -278,8 +260,10 @@ def evaluate(ctx: _RunContext, session: RunSession, record: BfclRecord,
     session.emit(TaskStarted(record.id, attempt, record.subset, "", question))
     wall_start = time.time()
     try:
+        # a tool choice goes with tools (a record without functions asks none)
         gen = ctx.engine.generate(record.chat(), max_tokens=ctx.config.max_new_tokens,
-                                  tools=list(record.tools), **ctx.generate_kw)
+                                  tools=list(record.tools),
+                                  tool_choice=TOOL_CHOICE if record.tools else None)
     except (ContextOverflow, EngineError) as exc:
         sample = dropped_sample(record, attempt, exc)
     else:
@@ -311,15 +295,18 @@ def _step(gen: Generation, sample_id: str, attempt: int, wall_start: float) -> A
 
 def answered_sample(record: BfclRecord, attempt: int, gen: Generation,
                     checker: Checker) -> SampleResult:
+    """The verdict on what MLPerf's scorer would see: through an endpoint, only the server's
+    structured calls are calls; the ones our engine read out of the text stay text."""
     calls = tuple((c.name, c.arguments) for c in gen.tool_calls or ())
-    output = scored_output(gen.text, calls)
+    source = gen.extra.get("calls_source")
+    output = scored_output(gen.text, scorable_calls(calls, source))
     verdict = score_sample(record, output, checker)
     return SampleResult(
         record.id, record.subset, record.category, attempt, "completed", None, gen.text,
         tuple({"name": n, "arguments": a} for n, a in calls), output, verdict.calls,
         verdict.made_call, verdict.valid, verdict.rule, verdict.error, verdict.error_type,
         gen.context_tokens, gen.decoded_tokens, gen.ttft_ms, gen.decode_ms,
-        gen.finish_reason)
+        gen.finish_reason, source)
 
 
 def dropped_sample(record: BfclRecord, attempt: int, exc: Exception) -> SampleResult:
@@ -332,9 +319,12 @@ def dropped_sample(record: BfclRecord, attempt: int, exc: Exception) -> SampleRe
 
 
 def sample_task(sample: SampleResult, steps: Sequence[Any], wall_ms: float) -> TaskRecord:
-    """The sample's run.db task record: its costs and energy per phase, its verdict."""
+    """The sample's run.db task record: its costs and energy per phase, its verdict. A
+    sample the model could not answer (its prompt does not fit the context) is `incorrect`,
+    a failed sample as MLPerf counts it; an engine error is the harness's: `error`."""
     if not sample.completed:
-        outcome, grading = "error", f"not scored: {sample.reason}"
+        outcome = "incorrect" if sample.status == "context_overflow" else "error"
+        grading = f"not scored: {sample.reason}"
     else:
         outcome = "correct" if sample.valid else "incorrect"
         grading = f"{sample.rule}: " + ("valid" if sample.valid else
@@ -346,4 +336,5 @@ def sample_task(sample: SampleResult, steps: Sequence[Any], wall_ms: float) -> T
         context_tokens_final=max((s.context_tokens + s.decoded_tokens for s in steps),
                                  default=0),
         **task_costs(steps), grading_output=grading[:4000], error=sample.reason,
+        termination_detail=sample.reason,
     )

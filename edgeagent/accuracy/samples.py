@@ -32,7 +32,8 @@ class SampleResult:
     reason: str | None  # why it was dropped
     raw_output: str | None  # the model's text, as generated
     native_calls: tuple[dict[str, str], ...]  # {"name", "arguments" (JSON text)} as read
-    output: str | None  # what MLPerf scores: the native calls as tool_calls JSON, else text
+    # what MLPerf scores: the structured calls as tool_calls JSON, else the text
+    output: str | None
     parsed_calls: tuple[dict[str, Any], ...]  # the calls the AST rule read from `output`
     made_call: bool
     valid: bool
@@ -45,6 +46,10 @@ class SampleResult:
     ttft_ms: float | None = None
     decode_ms: float | None = None
     finish_reason: str | None = None
+    # where native_calls came from: "server" (its structured tool_calls), "text" (read out
+    # of the text by the endpoint engine: not structured to MLPerf's scorer), None (in
+    # process, or no call); a line written before the field reads None
+    calls_source: str | None = None
 
     @property
     def score(self) -> float:

@@ -16,11 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StoreError
+from ..results.accuracy_run import RESULTS_FILE
 from .aggregate import breakdown
 from .rules import CATEGORIES, DATASET_NAME, GATE_FACTOR
 from .samples import SAMPLES_FILE, SampleResult
-
-RESULTS_FILE = "accuracy_results.json"
 
 
 @dataclass(frozen=True)

@@ -52,10 +52,12 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         description="Check a run: finished, no harness errors, no dropped replay turns, "
         "energy present when requested, no thermal throttling; with fewer trajectories "
         "than the reported percentile needs it is a SMOKE check, not a result. The same "
-        "verdict `run` and `replay` print at their end. Beside it, on a replay run, "
-        "MLPerf's compliance checks by name (temperature==0, seed==42, single_stream, "
-        "no_dropped_turns, all_turns_observed; with --reference the accuracy gate), each "
-        "PASS or FAIL with its values. Exit code 0 when VALID or SMOKE, 1 when INVALID.")
+        "verdict `run` and `replay` print at their end; an accuracy run's samples are "
+        "correct or incorrect, one that could not be answered a failed sample. Beside it, "
+        "on a replay or accuracy run, MLPerf's compliance checks by name (temperature==0, "
+        "seed==42, single_stream; a replay's no_dropped_turns, all_turns_observed; an "
+        "accuracy run's min_sample_count; with --reference the accuracy gate), each PASS or "
+        "FAIL with its values. Exit code 0 when VALID or SMOKE, 1 when INVALID.")
     k.add_argument("run_dir", type=Path, help="a run directory made by `edgeagent run`")
     k.add_argument("--json", action="store_true",
                    help="print one JSON object (the compliance checks under `compliance`)")
@@ -64,8 +66,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    "check (only a VALID, compliant result exits 0)")
     k.add_argument("--reference", type=float, metavar="X",
                    help="add the accuracy gate: PASS when the run's score >= 0.97 x X "
-                   "(MLPerf's factor); on a replay run the inline score, a fraction "
-                   "(MLPerf's reference run: 0.6335)")
+                   "(MLPerf's factor); on an accuracy run overall_accuracy, a percentage "
+                   "(MLPerf's reference: 86.23); on a replay run the inline score, a "
+                   "fraction (MLPerf's reference run: 0.6335)")
     k.set_defaults(func=_cmd_check)
 
 
@@ -132,7 +135,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     compliance = check_compliance(args.run_dir, data, args.reference)
     if compliance is None and args.reference is not None:
         raise UserError(f"--reference: {args.run_dir} is a live run, which has no MLPerf "
-                        "score to gate; give a replay run directory")
+                        "score to gate; give a replay or accuracy run directory")
     verdict = check_data(data)
     if args.json:
         doc = {**verdict.to_dict(), "compliance": compliance.to_dict() if compliance else None}

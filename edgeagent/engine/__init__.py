@@ -9,7 +9,7 @@ from ..exports import lazy_exports
 
 __all__, __getattr__ = lazy_exports(__name__, {
     "base": ("ContextOverflow", "Engine", "EngineError", "Generation", "Grammar", "Message",
-             "ToolCall", "gbnf_of", "json_schema_of"),
+             "TOOL_CHOICES", "ToolCall", "check_tool_choice", "gbnf_of", "json_schema_of"),
     "build": ("EngineConfig", "EngineFactory", "build_engine", "llamacpp_engine"),
     "chat_template": ("CHATML_TEMPLATE", "ChatTemplate", "template_message"),
     "greedy": ("GreedyChooser", "TokenLog"),

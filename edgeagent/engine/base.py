@@ -158,6 +158,25 @@ class EngineError(Exception):
     """The backend failed while generating (not a user error)."""
 
 
+# OpenAI's string tool choices; generate()'s `tool_choice` takes one of them
+TOOL_CHOICES = ("auto", "none", "required")
+
+
+def check_tool_choice(tool_choice: str | None, tools: Sequence[Any] | None,
+                      grammar: Grammar | str | None) -> None:
+    """A tool choice goes with `tools` and no grammar: a grammar already decides whether a
+    call comes (a caller's mistake, not a user's, so a ValueError)."""
+    if tool_choice is None:
+        return
+    if tool_choice not in TOOL_CHOICES:
+        raise ValueError(f"tool_choice {tool_choice!r}: give one of {', '.join(TOOL_CHOICES)}")
+    if not tools:
+        raise ValueError("tool_choice goes with tools: none were given")
+    if grammar is not None:
+        raise ValueError("tool_choice goes with tools alone: the grammar already constrains "
+                         "the call")
+
+
 class Engine(Protocol):
     n_ctx: int
     # the chat template's native tool-call family (engine.tool_format), None: no native tools
@@ -182,4 +201,7 @@ class Engine(Protocol):
         # OpenAI function schemas: rendered by the template, calls read back natively
         # (passed only in native tool format, to an engine with a tool_family)
         tools: Sequence[dict[str, Any]] | None = None,
+        # OpenAI's tool choice, with `tools` and no grammar (check_tool_choice); None: the
+        # engine's own way (the agent loop's). MLPerf's accuracy phase asks "auto"
+        tool_choice: str | None = None,
     ) -> Generation: ...

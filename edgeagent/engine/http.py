@@ -23,9 +23,12 @@ gets `tools`, `tool_choice: "none"` and the native GBNF whenever the family is k
 tokenizer was given): it does not enforce `tool_choice: "required"` (ggml-org/llama.cpp#27217)
 and refuses a custom grammar beside a tool choice, and with "none" it still renders the tools.
 Others (vLLM, Ollama, llama-server without a tokenizer) constrain and parse the calls
-themselves, asked with `tool_choice: "required"`. The calls come back as `tool_calls` deltas,
-or, from a server that does not parse them, are read out of the text in the template's family
-syntax.
+themselves, asked with `tool_choice: "required"`. A caller that gives its own `tool_choice`
+(tools without a grammar: MLPerf's accuracy phase asks "auto") has it sent as given, to every
+server. The calls come back as `tool_calls` deltas, or, from a server that does not parse
+them, are read out of the text in the template's family syntax; `extra["calls_source"]` says
+which ("server", "text", None when there is no call), as a scorer that counts only a server's
+structured calls (MLPerf's) must tell them apart.
 
 Connection errors, 429/5xx and broken streams are retried with backoff inside
 a per-turn deadline (600 s by default, as MLPerf's); anything else ends the turn as an
@@ -53,6 +56,7 @@ from .base import (
     Grammar,
     Message,
     ToolCall,
+    check_tool_choice,
     gbnf_of,
     json_schema_of,
 )
@@ -354,6 +358,7 @@ class HttpEngine:
     def _body(self, messages: list[Message], max_tokens: int, mode: str,
               grammar: Grammar | str | None,
               tools: Sequence[Mapping[str, Any]] | None = None,
+              tool_choice: str | None = None,
               ) -> dict[str, Any]:
         wire = [wire_message(m) for m in messages]
         if self.server_kind == "llama-cpp-python":
@@ -376,24 +381,8 @@ class HttpEngine:
                         top_p=self.settings.top_p, min_p=0.05)
         elif self.settings.temperature > 0:
             body["top_p"] = self.settings.top_p
-        if tools:
-            body["tools"] = [dict(t) for t in tools]
-            if (self.server_kind in ("llama-server", "edgeagent-serve") and grammar is not None
-                    and mode == "gbnf"):
-                # llama-server accepts tool_choice "required" but does not enforce it
-                # (ggml-org/llama.cpp#27217; measured here: Qwen2.5-Coder-0.5B wrote free text
-                # to the token budget on every turn) and refuses a custom grammar beside a
-                # tool choice. With "none" it still renders the tools and takes our GBNF of one
-                # native call: the in-process engine's constraint, so both decode alike.
-                # `edgeagent serve` is asked the same way, so the two serve the same request
-                body["tool_choice"] = "none"
-                body["grammar"] = gbnf_of(grammar)
-                return body
-            if self.server_kind != "llama-cpp-python":
-                # the server constrains and parses the calls itself (llama-server refuses a
-                # custom grammar beside tools)
-                body["tool_choice"] = "required"
-                return body
+        if tools and self._tool_fields(body, tools, mode, grammar, tool_choice):
+            return body
         if grammar is None or mode == "none":
             return body
         if mode == "gbnf":
@@ -410,6 +399,34 @@ class HttpEngine:
         else:
             body["response_format"] = {"type": "json_object", "schema": schema}
         return body
+
+    def _tool_fields(self, body: dict[str, Any], tools: Sequence[Mapping[str, Any]],
+                     mode: str, grammar: Grammar | str | None,
+                     tool_choice: str | None) -> bool:
+        """The tools and how a call is asked for, into `body`; True when that is the whole
+        constraint (else the grammar's own form follows: llama-cpp-python's server)."""
+        body["tools"] = [dict(t) for t in tools]
+        if tool_choice is not None:
+            # the caller's own choice (no grammar beside it: check_tool_choice), as given
+            body["tool_choice"] = tool_choice
+            return True
+        if (self.server_kind in ("llama-server", "edgeagent-serve") and grammar is not None
+                and mode == "gbnf"):
+            # llama-server accepts tool_choice "required" but does not enforce it
+            # (ggml-org/llama.cpp#27217; measured here: Qwen2.5-Coder-0.5B wrote free text
+            # to the token budget on every turn) and refuses a custom grammar beside a
+            # tool choice. With "none" it still renders the tools and takes our GBNF of one
+            # native call: the in-process engine's constraint, so both decode alike.
+            # `edgeagent serve` is asked the same way, so the two serve the same request
+            body["tool_choice"] = "none"
+            body["grammar"] = gbnf_of(grammar)
+            return True
+        if self.server_kind != "llama-cpp-python":
+            # the server constrains and parses the calls itself (llama-server refuses a
+            # custom grammar beside tools)
+            body["tool_choice"] = "required"
+            return True
+        return False
 
     def _as_content(self, m: Message, wire: dict[str, Any],
                     tools: Sequence[Mapping[str, Any]] | None) -> dict[str, Any]:
@@ -554,7 +571,9 @@ class HttpEngine:
         max_context_tokens: int | None = None,
         on_token: Callable[[str], None] | None = None,
         tools: Sequence[Mapping[str, Any]] | None = None,
+        tool_choice: str | None = None,
     ) -> Generation:
+        check_tool_choice(tool_choice, tools, grammar)
         t_start = time.monotonic_ns()
         deadline = time.monotonic() + self.settings.turn_timeout_s
         prompt_ids = (server_prompt_ids(self._vocab, messages, tools) if self._vocab is not None
@@ -567,7 +586,7 @@ class HttpEngine:
         retried: list[str] = []  # why each attempt that can pass failed, in order
         last_error = ""
         while True:
-            body = self._body(messages, max_tokens, mode, grammar, tools)
+            body = self._body(messages, max_tokens, mode, grammar, tools, tool_choice)
             try:
                 stream = self._stream(body, deadline, on_token)
             except _TooLong as exc:
@@ -597,7 +616,9 @@ class HttpEngine:
         gen = self._generation(stream, messages, prompt_ids, t_start, retried, mode, grammar)
         if not tools:
             return gen
-        return replace(gen, **self._native_calls(stream))
+        calls, error, source = self._native_calls(stream)
+        return replace(gen, tool_calls=calls, tool_call_error=error,
+                       extra={**gen.extra, "calls_source": source})
 
     def _context_refused(self, exc: _TooLong, prompt_ids: list[int] | None,
                          messages: list[Message], max_tokens: int) -> ContextOverflow:
@@ -613,18 +634,20 @@ class HttpEngine:
             f"({exc}); start it with a larger context (llama-server -c N, "
             "python -m llama_cpp.server --n_ctx N) or lower --max-context-tokens")
 
-    def _native_calls(self, s: _Stream) -> dict[str, Any]:
-        """The turn's calls: the server's `tool_calls`, else read out of the text."""
+    def _native_calls(self, s: _Stream
+                      ) -> tuple[tuple[ToolCall, ...], str | None, str | None]:
+        """The turn's calls, why none could be read, and where they came from: the server's
+        `tool_calls` ("server"), else read out of the text ("text"); None: no call."""
         if s.calls:
             calls = tuple(
                 ToolCall(cid or call_id(self._calls_made + i), name, args or "{}")
                 for i, (cid, name, args) in enumerate(s.calls[k] for k in sorted(s.calls))
             )
             self._calls_made += len(calls)
-            return {"tool_calls": calls, "tool_call_error": None}
+            return calls, None, "server"
         parsed = parse_tool_calls(self.tool_family, s.text, self._calls_made)
         self._calls_made += len(parsed.calls)
-        return {"tool_calls": parsed.calls, "tool_call_error": parsed.error}
+        return parsed.calls, parsed.error, "text" if parsed.calls else None
 
     def _reused(self, server_cached: Any, prompt_ids: list[int] | None, context: int) -> int:
         """Prompt tokens the server served from its cache: its own count, else (a llama.cpp

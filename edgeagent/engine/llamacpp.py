@@ -35,6 +35,7 @@ from .base import (
     Grammar,
     Message,
     ToolCall,
+    check_tool_choice,
     gbnf_of,
 )
 from .chat_template import CHATML_TEMPLATE, ChatTemplate
@@ -124,6 +125,8 @@ class LlamaCppEngine:
         self.llama_cpp = llama_cpp
         llama_log.install(llama_cpp)  # llama.cpp's warnings go to provenance, not stderr
         llama_log.take_warnings()
+        # lines other loads left (a tokenizer's, vocab only) must not fill the kept ones
+        llama_log.take_info()
         system_info = llama_cpp.llama_print_system_info().decode(errors="replace").strip()
         check_build_is_safe(system_info)
         self.model_path = Path(model_path)
@@ -378,7 +381,15 @@ class LlamaCppEngine:
         max_context_tokens: int | None = None,
         on_token: Callable[[str], None] | None = None,
         tools: Sequence[Mapping[str, Any]] | None = None,
+        tool_choice: str | None = None,
     ) -> Generation:
+        check_tool_choice(tool_choice, tools, grammar)
+        if tool_choice not in (None, "auto"):
+            # in process a call is forced (or ruled out) by a grammar alone: without one the
+            # model is free to call or not, which is what "auto" asks
+            raise ValueError(f"tool_choice {tool_choice!r}: the in-process engine takes only "
+                             "'auto'; force a call with the family's grammar "
+                             "(tool_format.tool_call_grammar)")
         grammar = gbnf_of(grammar)  # llama.cpp takes the GBNF; the schema is for servers
         # each call sets (or clears) the listener that both decode loops' token log calls
         self._on_token = (lambda t: on_token(self._token_text(t))) if on_token else None

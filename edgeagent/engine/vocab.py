@@ -32,6 +32,7 @@ class Vocabulary:
             raise ModelError(f"cannot read the tokenizer of {path}: {exc} (is it a complete "
                              "GGUF file?)") from exc
         llama_log.take_warnings()
+        llama_log.take_info()  # a tokenizer's load lines are nobody's settings
         meta = self.llm.metadata
         self._bos_text = self._text(self.llm.token_bos())
         self._add_bos = self.llm._model.add_bos_token()

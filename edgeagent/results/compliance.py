@@ -21,11 +21,16 @@ src/inference_endpoint/compliance/checker.py: `check_config_lock`, `check_perf_v
   ruleset (3% one-sided). MLPerf gates the accuracy phase's BFCL score and never the
   performance phase's inline score: on a replay run the gate, `accuracy:inline_score`, is
   ours on MLPerf's pattern and is marked so (`mlperf: false`).
+- on an accuracy run (`edgeagent accuracy`, suite `accuracy:bfcl_v4`), `check_accuracy`'s:
+  `accuracy:overall_accuracy` (with `--reference X`, a percentage), read from
+  accuracy_results.json's MLPerf block, and `min_sample_count`, its `total_samples` (the
+  samples scored) >= the ruleset's min_sample_count_valid, 995. MLPerf's ruleset also has a
+  golden normalized_single_turn_score (87.96); one `--reference` gates overall_accuracy only.
 
 A missing artifact fails a check named as MLPerf names it (config_present,
-scorer_output_present, perf_turns_present). OVERALL passes when every check does. Each kind
-of run MLPerf checks is a Phase: a replay run is the performance phase; an accuracy run adds
-its own Phase to PHASES (its seeds and its gate, built with `accuracy_gate`).
+scorer_output_present, perf_turns_present, accuracy_results_present). OVERALL passes when
+every check does. Each kind of run MLPerf checks is a Phase (PHASES): a replay run is the
+performance phase, an accuracy run the accuracy phase.
 """
 
 from __future__ import annotations
@@ -37,7 +42,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UserError
+from .accuracy_run import DATASET_NAME, MIN_SAMPLE_COUNT, RESULTS_FILE
 from .metrics import RunData
+from .outcomes import is_accuracy
 
 CHECKER = "mlcommons/endpoints src/inference_endpoint/compliance/checker.py"
 REFERENCE_FACTOR = 0.97  # MLPerf edge ruleset's accuracy_target_settings: 3% one-sided
@@ -93,14 +100,15 @@ def _get(doc: Any, *path: str) -> Any:
 
 
 def accuracy_gate(name: str, measured: float | None, reference: float, *,
-                  mlperf: bool = True, note: str = "") -> Check:
-    """MLPerf's gate: PASS when `measured` >= REFERENCE_FACTOR x `reference`."""
+                  mlperf: bool = True, note: str = "", places: int = 4) -> Check:
+    """MLPerf's gate: PASS when `measured` >= REFERENCE_FACTOR x `reference` (`places`:
+    the digits shown, 2 for a percentage as MLPerf prints it)."""
     threshold = REFERENCE_FACTOR * reference
     if measured is None:
         return Check(name, False, f"metric missing{note}", mlperf)
     return Check(name, measured >= threshold,
-                 f"{measured:.4f} >= {threshold:.4f} (={REFERENCE_FACTOR} x {reference:g})"
-                 f"{note}", mlperf)
+                 f"{measured:.{places}f} >= {threshold:.{places}f} (={REFERENCE_FACTOR} x "
+                 f"{reference:g}){note}", mlperf)
 
 
 def max_in_flight(steps: Sequence[dict[str, Any]]) -> int:
@@ -178,6 +186,52 @@ def performance_checks(data: RunData, run_dir: Path, reference: float | None) ->
     return checks
 
 
+def accuracy_score(run_dir: Path) -> dict[str, Any] | None:
+    """accuracy_results.json's score block, found as MLPerf's checker finds it (the first
+    `accuracy_scores` entry whose score holds overall_accuracy); None when there is none."""
+    try:
+        doc = json.loads((run_dir / RESULTS_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None  # missing or torn: the check reports it
+    entries = doc.get("accuracy_scores") if isinstance(doc, dict) else None
+    for entry in (entries.values() if isinstance(entries, dict) else ()):
+        score = entry.get("score") if isinstance(entry, dict) else None
+        if isinstance(score, dict) and "overall_accuracy" in score:
+            return score
+    return None
+
+
+def _number(value: Any) -> float | None:
+    """A metric as a number: MLPerf's own results hold them as text ("86.23")."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def accuracy_checks(data: RunData, run_dir: Path, reference: float | None) -> list[Check]:
+    """check_accuracy's checks on accuracy_results.json: with a reference the gate on
+    overall_accuracy, then min_sample_count."""
+    score = accuracy_score(run_dir)
+    if score is None:
+        return [Check("accuracy_results_present", False,
+                      f"no accuracy score in {run_dir / RESULTS_FILE} (an accuracy run "
+                      "writes it when it ends; `edgeagent accuracy --rescore RUN_DIR` "
+                      "writes it again)")]
+    checks = []
+    if reference is not None:
+        checks.append(accuracy_gate("accuracy:overall_accuracy",
+                                    _number(score.get("overall_accuracy")), reference,
+                                    places=2))
+    total = score.get("total_samples")
+    issued = score.get("issued_samples")
+    of = f" (the samples scored, of {issued} issued)" if issued is not None else ""
+    checks.append(Check("min_sample_count",
+                        isinstance(total, int) and total >= MIN_SAMPLE_COUNT,
+                        f"total_samples={total} >= {MIN_SAMPLE_COUNT}{of}"))
+    return checks
+
+
 def is_replay(data: RunData) -> bool:
     return "replay" in data.config or str(data.config.get("suite", "")).startswith("replay:")
 
@@ -185,8 +239,10 @@ def is_replay(data: RunData) -> bool:
 PERFORMANCE = Phase(
     "performance", is_replay, (("seed",),), performance_checks, (0.0, 1.0),
     "the inline score is a fraction in [0, 1] (MLPerf's reference run: 0.6335)")
-# an accuracy run adds its Phase here (its sampling seed, its gate on overall_accuracy)
-PHASES: tuple[Phase, ...] = (PERFORMANCE,)
+ACCURACY = Phase(
+    "accuracy", is_accuracy, (("seed",),), accuracy_checks, (0.0, 100.0),
+    f"overall_accuracy is a percentage ({DATASET_NAME}; MLPerf's reference: 86.23)")
+PHASES: tuple[Phase, ...] = (PERFORMANCE, ACCURACY)
 
 
 def _manual(data: RunData) -> tuple[str, ...]:
@@ -225,7 +281,7 @@ def compliance_lines(compliance: Compliance | None) -> list[str]:
     """The section `check` prints under its verdict, in the shape of MLPerf's report."""
     if compliance is None:
         return ["MLPerf compliance: not checked (a live run is no MLPerf phase; replay "
-                "runs are)"]
+                "and accuracy runs are)"]
     preset = f"; run with the {compliance.preset} preset" if compliance.preset else ""
     lines = [f"MLPerf compliance ({compliance.phase} phase{preset}; rules of {CHECKER}):"]
     for c in compliance.checks:

@@ -21,6 +21,7 @@ from .metrics import (
     step_metrics,
 )
 from .metrics import task_rows as _task_rows
+from .outcomes import AGENT_WORDS, Words, words
 from .report import report_text
 from .stuck_cost import stuck_lines, stuck_metrics
 from .tiers import GUIDED_NOTE, TIER_HEADER, tier_lines, tier_metrics, tier_rows, tier_table
@@ -55,14 +56,16 @@ def all_metrics(data: RunData, bandwidth_gbs: float | None) -> list[Metric]:
             + roofline_metrics(data, bandwidth_gbs))
 
 
-def _metric_section(metrics: Sequence[Metric]) -> list[str]:
+def _metric_section(metrics: Sequence[Metric], w: Words = AGENT_WORDS) -> list[str]:
+    """The task-level metrics in text; `w` names an accuracy run's units (correct samples)."""
     by = {m.key: m for m in metrics}
     f = lambda k: fmt_metric(by[k])  # noqa: E731
     v = lambda k: fmt_value(by[k])  # noqa: E731
-    lines = ["", "task-level metrics:"]
-    lines.append(f"  resolved {v('tasks_resolved')}/{v('tasks_attempted')} "
-                 f"({v('resolved_rate')}), {v('tasks_per_hour')} completed, "
-                 f"{v('resolved_per_hour')} resolved")
+    lines = ["", f"{w.unit}-level metrics:"]
+    per_hour = lambda k: v(k).replace("tasks/h", f"{w.unit}s/h")  # noqa: E731
+    lines.append(f"  {w.success} {v('tasks_resolved')}/{v('tasks_attempted')} "
+                 f"({v('resolved_rate')}), {per_hour('tasks_per_hour')} completed, "
+                 f"{per_hour('resolved_per_hour')} {w.success}")
     lines.append(f"  trajectory latency (n={by['trajectory_p50'].n}): mean "
                  f"{v('trajectory_mean_s')}, p50 {f('trajectory_p50')}, p90 {f('trajectory_p90')},"
                  f" p99 {v('trajectory_p99')}; p90 early-stopping bound "
@@ -74,9 +77,9 @@ def _metric_section(metrics: Sequence[Metric]) -> list[str]:
     if by["energy_j"].value is None:  # one reason, not a row of n/a
         lines.append(f"  energy: not measured ({by['energy_j'].null_reason})")
     else:
-        lines.append(f"  energy{est}: per task {f('energy_per_task_j')}, per resolved task "
-                     f"{f('energy_per_resolved_j')}, average power {f('average_power_w')}, "
-                     f"{v('tokens_per_joule')} generated")
+        lines.append(f"  energy{est}: per {w.unit} {f('energy_per_task_j')}, per "
+                     f"{w.success} {w.unit} {f('energy_per_resolved_j')}, average power "
+                     f"{f('average_power_w')}, {v('tokens_per_joule')} generated")
     for kind in ("time", "energy"):
         parts = [f"{p} {v(f'{kind}_share_{p}')}"
                  for p in ("prefill", "decode", "tool", "other", "retrieval")]
@@ -93,7 +96,7 @@ def render_text(data: RunData, bandwidth_gbs: float | None = None) -> str:
     base = report_text(data)
     if not data.runs:
         return base
-    lines = tier_lines(data) + _metric_section(all_metrics(data, bandwidth_gbs))
+    lines = tier_lines(data) + _metric_section(all_metrics(data, bandwidth_gbs), words(data))
     lines += ["", *stuck_lines(data)]
     return "\n".join([base, *lines, "", *verdict_lines(check_data(data))])
 

@@ -19,6 +19,7 @@ from typing import Any
 import yaml
 
 from ..errors import StoreError
+from .outcomes import is_accuracy, succeeded, unanswered, words
 from .percentiles import Bound, early_stopping_bound, percentile
 from .store import kept_attempts, open_run_db
 
@@ -247,18 +248,23 @@ def run_metrics(data: RunData) -> list[Metric]:
     throughput, energy, the phases' shares of time and energy, memory."""
     tasks, steps = data.tasks, data.steps
     n = len(tasks)
-    resolved = sum(1 for t in tasks if t["outcome"] == "resolved")
-    completed = sum(1 for t in tasks if t["outcome"] != "error")
+    # an accuracy run's samples count correct ones under the same keys (outcomes.py); one
+    # that could not be answered did no work, so it is no completed sample
+    accuracy = is_accuracy(data)
+    unit, ok = words(data).unit, words(data).success
+    resolved = sum(1 for t in tasks if succeeded(t))
+    completed = sum(1 for t in tasks if t["outcome"] != "error"
+                    and not (accuracy and unanswered(t)))
     hours = run_wall_ms(data) / 3.6e6
     m: list[Metric] = [
-        Metric("tasks_attempted", "tasks attempted", n, "tasks"),
-        Metric("tasks_resolved", "tasks resolved", resolved, "tasks", higher_is_better=True),
-        Metric("resolved_rate", "resolved / attempted", _div(resolved, n), "fraction",
-               None if n else "no task finished", higher_is_better=True),
-        Metric("tasks_per_hour", "completed tasks per hour", _div(completed, hours), "tasks/h",
-               None if hours else "no wall time", higher_is_better=True),
-        Metric("resolved_per_hour", "resolved tasks per hour", _div(resolved, hours), "tasks/h",
-               None if hours else "no wall time", higher_is_better=True),
+        Metric("tasks_attempted", f"{unit}s attempted", n, "tasks"),
+        Metric("tasks_resolved", f"{unit}s {ok}", resolved, "tasks", higher_is_better=True),
+        Metric("resolved_rate", f"{ok} / attempted", _div(resolved, n), "fraction",
+               None if n else f"no {unit} finished", higher_is_better=True),
+        Metric("tasks_per_hour", f"completed {unit}s per hour", _div(completed, hours),
+               "tasks/h", None if hours else "no wall time", higher_is_better=True),
+        Metric("resolved_per_hour", f"{ok} {unit}s per hour", _div(resolved, hours),
+               "tasks/h", None if hours else "no wall time", higher_is_better=True),
         Metric("run_wall_s", "run wall time", run_wall_ms(data) / 1000, "s",
                higher_is_better=False),
     ]
@@ -302,16 +308,17 @@ def _energy_metrics(data: RunData, energy: float | None, why: str | None) -> lis
     there is none."""
     tasks = data.tasks
     n = len(tasks)
-    resolved = sum(1 for t in tasks if t["outcome"] == "resolved")
+    unit, ok = words(data).unit, words(data).success
+    resolved = sum(1 for t in tasks if succeeded(t))
     secs = metered_seconds(tasks)
     decoded = sum(t["decoded_tokens"] for t in tasks)
     est = " (ESTIMATED)" if is_estimated(data) else ""
     return [
         Metric("energy_j", "energy" + est, energy, "J", why, higher_is_better=False),
-        Metric("energy_per_task_j", "energy per task" + est, _div(energy, n), "J", why,
+        Metric("energy_per_task_j", f"energy per {unit}" + est, _div(energy, n), "J", why,
                higher_is_better=False),
-        Metric("energy_per_resolved_j", "energy per resolved task" + est,
-               _div(energy, resolved), "J", why or (None if resolved else "no task resolved"),
+        Metric("energy_per_resolved_j", f"energy per {ok} {unit}" + est,
+               _div(energy, resolved), "J", why or (None if resolved else f"no {unit} {ok}"),
                higher_is_better=False),
         Metric("average_power_w", "average power" + est, _div(energy, secs), "W", why),
         Metric("tokens_per_joule", "generated tokens per joule" + est, _div(decoded, energy),

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .metrics import PHASES, RunData, load_run
+from .outcomes import AGENT_WORDS, Words, succeeded, words
 from .provenance import device_lines, settings_lines
 
 Row = dict[str, Any]
@@ -66,13 +67,14 @@ def report_text(data: RunData) -> str:
         return f"{data.run_dirs[0]}: the run never started (no run record)"
     run, tasks, steps = data.runs[0], data.tasks, data.steps
     model = data.provenance.get("model", {})
+    w = words(data)  # an accuracy run's samples are correct or not, not resolved
     lines = [*setup_lines(run, data.provenance), ""]
-    lines += task_table(tasks, steps)
+    lines += task_table(tasks, steps, w)
     lines += _termination_lines(tasks)
     lines += ["", _throughput_line(_totals(tasks))]
     lines += _speculative_lines(steps, model)
     lines.append(f"format errors: {sum(1 for s in steps if s['format_error'] is not None)}")
-    return "\n".join(lines + _energy_lines(run, data.provenance, tasks, phase_sums(steps)))
+    return "\n".join(lines + _energy_lines(run, data.provenance, tasks, phase_sums(steps), w))
 
 
 def _status(run: Row) -> str:
@@ -133,8 +135,10 @@ def _totals(tasks: Sequence[Row]) -> dict[str, Any]:
     return total
 
 
-def task_table(tasks: Sequence[Row], steps: Sequence[Row]) -> list[str]:
-    """A row per finished task, one per task that kept steps but never finished, the total."""
+def task_table(tasks: Sequence[Row], steps: Sequence[Row],
+               w: Words = AGENT_WORDS) -> list[str]:
+    """A row per finished task, one per task that kept steps but never finished, the total
+    (its successes in `w`'s word: resolved tasks, or correct accuracy samples)."""
     finished = {t["task_id"] for t in tasks}
     # by task id, as the report's GROUP BY over run.db listed them
     kept = sorted(Counter(s["task_id"] for s in steps).items())
@@ -142,9 +146,9 @@ def task_table(tasks: Sequence[Row], steps: Sequence[Row]) -> list[str]:
                   for task_id, n in kept if task_id not in finished]
     total = _totals(tasks)
     wall = total["wall_ms"]
-    resolved = sum(1 for t in tasks if t["outcome"] == "resolved")
+    resolved = sum(1 for t in tasks if succeeded(t))
     total_line = (
-        f"{'total':<14} {f'{resolved}/{len(tasks)} res.':<10} {'':<16} "
+        f"{'total':<14} {f'{resolved}/{len(tasks)} {w.total}':<10} {'':<16} "
         f"{sum(t['steps'] for t in tasks):>5} {wall / 1000:>7.1f} {'':>6} "
         f"{total['prefill_tokens']:>11} {total['decoded_tokens']:>10} "
         f"{total['reused_tokens']:>10} {_split(total['prefill_ms'], wall)} "
@@ -218,7 +222,7 @@ def phase_sums(steps: Sequence[Row]) -> PhaseSums:
 
 
 def _energy_lines(run: Row, prov: dict[str, Any], tasks: Sequence[Row],
-                  phases: PhaseSums) -> list[str]:
+                  phases: PhaseSums, w: Words) -> list[str]:
     """Energy metrics, or why there are none: never a 0 J that was not measured."""
     power = prov.get("power") or {}
     total = power.get("total")
@@ -231,7 +235,7 @@ def _energy_lines(run: Row, prov: dict[str, Any], tasks: Sequence[Row],
     energy = sum(known)
     # the metered interval of each task (its energy over its average power)
     wall_s = sum(t["energy_j"] / t["average_w"] for t in tasks if t["average_w"])
-    resolved = sum(1 for t in tasks if t["outcome"] == "resolved")
+    resolved = sum(1 for t in tasks if succeeded(t))
     tokens = phases.tokens or 0
     head = "energy:"
     if total:
@@ -239,13 +243,13 @@ def _energy_lines(run: Row, prov: dict[str, Any], tasks: Sequence[Row],
         rate = f", sampled at {sample_hz:.1f} Hz" if sample_hz else ""
         label = "ESTIMATED " if total.get("estimated") else ""
         head = f"energy ({label}{total['label']}, scope {total['scope']}{rate}):"
-    per_resolved = f"{energy / resolved:.1f}" if resolved else "n/a (none resolved)"
+    per_resolved = f"{energy / resolved:.1f}" if resolved else f"n/a (none {w.success})"
     lines = [
         head,
         f"  {energy:.1f} J over {wall_s:.1f} s, average {energy / wall_s:.2f} W"
         if wall_s > 0 else f"  {energy:.1f} J",
-        f"  J per task {energy / len(tasks):.2f}, J per resolved task {per_resolved}, "
-        f"J per step {energy / max(1, phases.steps):.2f}",
+        f"  J per {w.unit} {energy / len(tasks):.2f}, J per {w.success} {w.unit} "
+        f"{per_resolved}, J per step {energy / max(1, phases.steps):.2f}",
     ]
     if tokens and energy > 0:
         lines.append(

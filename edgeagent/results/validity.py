@@ -7,6 +7,10 @@ run did not finish (interrupted, crashed, failed) or left tasks unrun; the harne
 on a task (engine or sandbox, not the model's own mistakes); no task took a step; replay
 turns were dropped; energy was requested but is missing; the CPU throttled (its clock fell
 under load). Exit codes: 0 VALID or SMOKE (1 for SMOKE with `--strict`), 1 INVALID.
+
+An accuracy run's tasks are samples, correct or incorrect (outcomes.py): one the model could
+not answer (context overflow) is a failed sample, as MLPerf counts it, not a harness error;
+an engine error still makes the run INVALID.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from .metrics import (
     min_samples_for,
     trajectory_bound,
 )
+from .outcomes import accuracy_note, harness_error, is_accuracy
 from .tiers import (
     GRADED_TOTAL,
     GUIDED_TIER,
@@ -34,7 +39,6 @@ from .tiers import (
     tier_rows,
 )
 
-HARNESS_TERMINATIONS = {"engine_error", "sandbox_error"}
 # throttling: process CPU above this (percent of one CPU) counts as "under load"
 LOAD_CPU_PERCENT = 50.0
 # a loaded sample whose clock is below this fraction of the loaded peak is a throttled one
@@ -91,8 +95,8 @@ def _status_reasons(data: RunData) -> list[str]:
 
 
 def _harness_reasons(data: RunData) -> list[str]:
-    bad = [t for t in data.tasks
-           if t["outcome"] == "error" or t["termination"] in HARNESS_TERMINATIONS]
+    accuracy = is_accuracy(data)
+    bad = [t for t in data.tasks if harness_error(t, accuracy)]
     return [f"task {t['task_id']} errored in the harness ({t['termination']}: "
             f"{(t.get('error') or 'no detail')[:120]})" for t in bad]
 
@@ -239,6 +243,8 @@ def _outcome_notes(data: RunData) -> list[str]:
     if not data.tasks:
         return []
     notes = ["terminations: " + terminations_text(termination_counts(data.tasks))]
+    if is_accuracy(data):
+        notes.append(accuracy_note(data.tasks))
     rows = {r.tier: r for r in tier_rows(data)}
     if GUIDED_TIER in rows:
         guided, graded = rows[GUIDED_TIER], rows.get(GRADED_TOTAL)

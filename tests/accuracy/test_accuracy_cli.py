@@ -107,6 +107,11 @@ def test_the_run_directory_holds_every_sample_its_results_and_its_metrics(
         assert row["steps"] == 1 and row["outcome"] in ("correct", "incorrect")
         assert row["prefill_ms"] > 0 and row["energy_prefill_j"] is not None
         assert row["energy_decode_j"] is not None
+        assert s["calls_source"] is None  # in process: the engine's own reading
+    for s in dropped:  # could not be answered: a failed sample, not a harness error
+        assert s["status"] == "context_overflow"
+        assert (rows[s["id"]]["outcome"], rows[s["id"]]["termination"]) == (
+            "incorrect", "context_overflow")
     provenance = json.loads((quick_run / "provenance.json").read_text())
     assert provenance["accuracy"]["max_new_tokens"] == 8
     assert provenance["accuracy"]["bfcl_eval_version"] == provenance["accuracy"][

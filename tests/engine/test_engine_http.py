@@ -370,9 +370,13 @@ TIMINGS = {
 }
 
 
+TEXT_CALL = '<tool_call>\n{"name": "pick", "arguments": {"n": 2}}\n</tool_call>'
+
+
 class _Stub(BaseHTTPRequestHandler):
     """Path prefix = behaviour: /ok, /flaky, /err500, /auth, /broken, /garbage, /stall,
-    /strict (refuses any response_format, like a server without structured output)."""
+    /strict (refuses any response_format, like a server without structured output), /calls
+    (structured tool_calls deltas), /textcall (a call left in the text), /plain (no call)."""
 
     requests: list[dict] = []
     flaky_calls = 0
@@ -445,6 +449,11 @@ class _Stub(BaseHTTPRequestHandler):
             w(_chunk(finish="tool_calls"))
             w(b"data: [DONE]\n\n")
             return
+        if kind in ("textcall", "plain"):  # a call left in the text (Hermes syntax), or none
+            w(_chunk(TEXT_CALL if kind == "textcall" else "None of these functions fit."))
+            w(_chunk(finish="stop"))
+            w(b"data: [DONE]\n\n")
+            return
         w(_chunk('{"name": "run_'))
         if kind == "broken":
             return  # the connection closes mid-answer
@@ -512,6 +521,54 @@ def test_native_requests_to_llama_server_carry_our_grammar_with_tool_choice_none
     sent = _Stub.requests[-1]
     assert sent["tools"] == NATIVE_TOOLS and sent["tool_choice"] == "none"
     assert sent["grammar"] == grammar.gbnf and "response_format" not in sent
+
+
+@pytest.mark.parametrize("path", ["/calls", "/vllm"])
+def test_a_callers_tool_choice_is_sent_as_given(stub: str, path: str) -> None:
+    """MLPerf's accuracy phase asks "auto": sent so to llama-server and to vLLM alike, with
+    the tools and no constraint of ours (the default stays "required", as above)."""
+    _Stub.requests.clear()
+    _engine(stub + path).generate(NATIVE_MESSAGES, max_tokens=32, tools=NATIVE_TOOLS,
+                                  tool_choice="auto")
+    sent = _Stub.requests[-1]
+    assert sent["tools"] == NATIVE_TOOLS and sent["tool_choice"] == "auto"
+    assert "grammar" not in sent and "response_format" not in sent
+
+
+def test_a_tool_choice_beside_a_grammar_or_unknown_is_refused_before_sending(
+        stub: str) -> None:
+    _Stub.requests.clear()
+    engine = _engine(stub + "/calls")
+    with pytest.raises(ValueError, match="grammar already constrains"):
+        engine.generate(NATIVE_MESSAGES, max_tokens=8, tools=NATIVE_TOOLS, tool_choice="auto",
+                        grammar=tool_call_grammar("hermes", NATIVE_TOOLS))
+    with pytest.raises(ValueError, match="give one of auto, none, required"):
+        engine.generate(NATIVE_MESSAGES, max_tokens=8, tools=NATIVE_TOOLS, tool_choice="any")
+    with pytest.raises(ValueError, match="goes with tools"):
+        engine.generate(MESSAGES, max_tokens=8, tool_choice="auto")
+    assert _Stub.requests == []
+
+
+@pytest.mark.parametrize(("path", "source", "calls"), [
+    ("/calls", "server", (ToolCall("abc", "pick", '{"n": 4}'),)),
+    ("/textcall", "text", (ToolCall("call00000", "pick", '{"n": 2}'),)),
+    ("/plain", None, ()),
+])
+def test_the_generation_says_where_its_calls_came_from(
+        stub: str, tiny_tools_model_path: Path, path: str, source: str | None,
+        calls: tuple[ToolCall, ...]) -> None:
+    """The server's tool_calls, or calls read out of the text in the template's syntax (the
+    tokenizer gives the family): MLPerf's scorer counts only the first."""
+    engine = _engine(stub + path, tokenizer=tiny_tools_model_path)
+    try:
+        gen = engine.generate(NATIVE_MESSAGES, max_tokens=32, tools=NATIVE_TOOLS,
+                              tool_choice="auto")
+    finally:
+        engine.close()
+    assert gen.extra["calls_source"] == source
+    assert gen.tool_calls == calls
+    if source == "text":
+        assert gen.text == TEXT_CALL  # the call is still there, as text
 
 
 def test_base_url_accepts_the_usual_spellings() -> None:

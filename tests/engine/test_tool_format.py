@@ -173,3 +173,22 @@ def test_native_tool_call_turns_keep_every_prompt_a_strict_extension(
                      Message("tool", f"output {step}", tool_call_id=call.id)]
     ids = [m.tool_call_id for m in messages if m.role == "tool"]
     assert len(set(ids)) == 3  # every call has its own id
+
+
+def test_in_process_tool_choice_auto_is_the_unconstrained_native_turn(
+    tools_engine: LlamaCppEngine,
+) -> None:
+    """MLPerf's accuracy phase asks tool_choice "auto": in process that is the native turn
+    without a grammar (the model may call or not), token for token; a forced choice needs
+    the family's grammar, so it is refused rather than silently ignored."""
+    engine = tools_engine
+    messages = [Message("user", "go")]
+    free = engine.generate(messages, max_tokens=24, tools=BOUNDED)
+    auto = engine.generate(messages, max_tokens=24, tools=BOUNDED, tool_choice="auto")
+    assert auto.tokens == free.tokens and auto.context_tokens == free.context_tokens
+    # the same calls read back (their ids count the engine's calls, so they are left out)
+    assert [(c.name, c.arguments) for c in auto.tool_calls or ()] == [
+        (c.name, c.arguments) for c in free.tool_calls or ()]
+    for choice in ("required", "none"):
+        with pytest.raises(ValueError, match="takes only 'auto'"):
+            engine.generate(messages, max_tokens=4, tools=BOUNDED, tool_choice=choice)
