@@ -69,11 +69,11 @@ class _Handler(BaseHTTPRequestHandler):
                 self._stream(request)
             else:
                 served = self.service.complete(request)
-                try:
-                    self._json(200, completion_body(served.gen, served.answer,
-                                                    new_completion_id(), self.service.model_name))
-                finally:  # made is made: a client gone before the answer loses no step
-                    self.service.record(served)
+                # recorded before the answer goes out: a client gone before it loses no step,
+                # and an agent that asks again at once cannot overtake the record
+                self.service.record(served)
+                self._json(200, completion_body(served.gen, served.answer,
+                                                new_completion_id(), self.service.model_name))
         except WireError as exc:
             self._error(exc)
         except (ClientGone, *_CLIENT_GONE):
@@ -108,16 +108,16 @@ class _Handler(BaseHTTPRequestHandler):
                 self._end_events()
                 return
             raise
+        # decoded whole: recorded before the last chunks, so a client that leaves during them
+        # loses nothing and one that asks again at once cannot overtake the record
+        self.service.record(served)
         if not started:
             on_text("")
         if not live and served.answer.content:
             self._event(chunk(completion_id, model, {"content": served.answer.content}))
-        try:
-            for part in final_chunks(served.gen, served.answer, completion_id, model, request):
-                self._event(part)
-            self._end_events()
-        finally:  # decoded whole: recorded even if the client left during the last chunks
-            self.service.record(served)
+        for part in final_chunks(served.gen, served.answer, completion_id, model, request):
+            self._event(part)
+        self._end_events()
 
     # -- framing --------------------------------------------------------------------------
     def _body(self) -> bytes:

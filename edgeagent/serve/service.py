@@ -99,7 +99,8 @@ class ChatService:
         return out
 
     def record(self, served: Served) -> None:
-        """After the response is written: the step, held for the agent's tool interval."""
+        """Once the answer is decoded, before it is written: the step, held for the agent's
+        tool interval (which starts here, a write earlier than the client reads it)."""
         answer = served.answer
         call = answer.tool_calls[0] if answer.tool_calls else None
         args: dict[str, Any] | None = None
