@@ -9,8 +9,6 @@ by tool-call presence, which needs no AST checker, so these run without bfcl-eva
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import shutil
 import threading
@@ -20,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_run import run_cli
 
 import edgeagent.accuracy.rescore as accuracy_rescore
 import edgeagent.accuracy.run as accuracy_run
-from edgeagent import cli
 from edgeagent.accuracy import (
     MIN_SAMPLE_COUNT,
     RESULTS_FILE,
@@ -90,13 +88,6 @@ def run_accuracy(settings: dict[str, Any], records: tuple[BfclRecord, ...],
         mp.setattr(accuracy_run, "select_records", lambda selection: list(records))
         return execute_accuracy(config, Selection(), progress=False, checker=no_checker,
                                 engine_factory=engine_factory)
-
-
-def run_cli(*args: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = cli.main(list(args))
-    return code, out.getvalue(), err.getvalue()
 
 
 def task_rows(run_dir: Path) -> dict[str, dict[str, Any]]:

@@ -10,8 +10,6 @@ the exit code alone.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import shutil
 import sqlite3
@@ -19,10 +17,10 @@ from pathlib import Path
 
 import pytest
 import yaml
+from cli_run import run_cli
 from paths import FIXTURES
 from scripted import ScriptedEngine
 
-from edgeagent import cli
 from edgeagent.config import load_config
 from edgeagent.engine.base import Message
 from edgeagent.replay.dataset import load_dataset
@@ -33,13 +31,6 @@ DATASET = FIXTURES / "mlperf_all_scored.jsonl"
 THREADS = ("--threads", "1")
 MLPERF_CHECKS = ["temperature==0", "seed==42", "single_stream", "no_dropped_turns",
                  "all_turns_observed"]
-
-
-def run_cli(*args: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = cli.main(list(args))
-    return code, out.getvalue(), err.getvalue()
 
 
 def replay(*args: str) -> tuple[int, str, Path | None]:

@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 
 import pytest
+from cli_run import run_cli
 from paths import FIXTURES, ROOT
 
 from edgeagent import cli
@@ -20,13 +21,6 @@ from edgeagent.replay.summary import SUMMARY_FILE, TURNS_FILE
 from edgeagent.replay.synthetic import write_synthetic
 
 THREADS = ("--threads", "1")
-
-
-def run_cli(*args: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = cli.main(list(args))
-    return code, out.getvalue(), err.getvalue()
 
 
 def replay(*args: str) -> tuple[int, str, Path | None]:
