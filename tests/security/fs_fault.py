@@ -172,6 +172,17 @@ def can_mount(scratch: Path) -> bool:
     return done.returncode == 0
 
 
+def count_injection(scratch: Path, kind: str, reliability, record_property) -> bool:
+    """Whether a real tmpfs can be mounted for this fault (else it is injected at the OS
+    call), recorded for the JUnit report and counted for the reliability table."""
+    mounted = can_mount(scratch)
+    record_property("injected_by", "tmpfs" if mounted else "os-call")
+    reliability("faults", injected=1)
+    reliability("fault_kinds", **{kind: 1})
+    reliability("faults_by", **{"tmpfs" if mounted else "os_call": 1})
+    return mounted
+
+
 def run_faulted(spec: dict, scratch: Path, timeout_s: float) -> dict:
     """Run the driver in a private mount namespace; its result.json."""
     save = Path(spec["save"])

@@ -94,11 +94,7 @@ def test_disk_full_mid_run_then_resume(
     target: str, tiny_model_path: Path, tmp_path: Path, reliability,
     record_property: Callable[[str, object], None], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    mounted = fs_fault.can_mount(tmp_path)
-    record_property("injected_by", "tmpfs" if mounted else "os-call")
-    reliability("faults", injected=1)
-    reliability("fault_kinds", disk_full=1)
-    reliability("faults_by", **{"tmpfs" if mounted else "os_call": 1})
+    mounted = fs_fault.count_injection(tmp_path, "disk_full", reliability, record_property)
     if mounted:
         after_fault, after_resume, at_fault = _fill_a_real_disk(target, tiny_model_path,
                                                                 tmp_path)

@@ -44,11 +44,8 @@ def test_workspace_turns_read_only_mid_task(
     record_property: Callable[[str, object], None],
 ) -> None:
     out = tmp_path / "runs"
-    mounted = fs_fault.can_mount(tmp_path)
-    record_property("injected_by", "tmpfs" if mounted else "os-call")
-    reliability("faults", injected=1)
-    reliability("fault_kinds", read_only_workspace=1)
-    reliability("faults_by", **{"tmpfs" if mounted else "os_call": 1})
+    mounted = fs_fault.count_injection(tmp_path, "read_only_workspace", reliability,
+                                       record_property)
     if mounted:
         spec = {"mount": str(tmp_path / "workspaces"), "size": "64m", "fault": "read_only",
                 "env": {"TMPDIR": str(tmp_path / "workspaces")}, "out": str(out),
