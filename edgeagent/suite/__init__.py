@@ -8,7 +8,8 @@ task is solvable and the hidden tests discriminate).
     schema.py       the records (Task, Suite, Grade, ...) and the file names and limits they use
     load.py         bundled suites, suite.yaml / task.yaml / oracle.yaml -> records, select_tasks
     grading.py      hidden tests by command or by unittest id (run_test_ids), grade
-    test_runner.py  the stdlib-only id runner the sandboxed interpreter runs (as `python -c`)
+    test_runner.py  the grader's runner in the sandbox (`python -c`): holds the result key
+    test_child.py   its child, the only process that imports the code under test
     validate.py     validate_task: fails before, passes after the oracle; ContextProbe
     stated_fix.py   whether a graded task's issue quotes its oracle's replacement text
     context.py      how large the context grows along an oracle, with the model's tokenizer

@@ -3,7 +3,10 @@ command or by id.
 
 What the agent left where the hidden tests go (a planted test module, a stale `__pycache__`)
 is removed first, and results by id come back through a file descriptor the tests' output
-cannot reach (test_runner.py), so a workspace can fail the tests but not forge a pass.
+cannot reach, marked with a key held by a runner process (test_runner.py) that imports no code
+under test; the tests run in a child of it (test_child.py) that never sees the key. A
+workspace can fail the tests but not forge a pass by printing, by writing to every
+descriptor or by searching its own memory.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from pathlib import Path
 from edgeagent.sandbox.process import CommandResult, ProcessLimits, run_command
 from edgeagent.sandbox.workspace import Workspace
 
-from . import test_runner
+from . import test_child, test_runner
 from .schema import Grade, Task, TestOutcome
 
 _STATUSES = frozenset({"pass", "fail", "error", "timeout", "missing"})
@@ -29,9 +32,9 @@ _RESULTS_CAP = 4 << 20  # bytes of result lines read back; one line per id is fa
 
 
 @functools.cache
-def _runner_text() -> str:
+def _runner_texts() -> tuple[str, str]:
     # Run as `python -c TEXT`, not by path: the sandbox hides where edgeagent is installed.
-    return Path(test_runner.__file__).read_text(encoding="utf-8")
+    return tuple(Path(m.__file__).read_text(encoding="utf-8") for m in (test_runner, test_child))
 
 
 def run_test_ids(
@@ -40,14 +43,16 @@ def run_test_ids(
     """Each unittest id's outcome in the workspace; an id without a result line is not a
     pass: 'timeout' when the run was killed, 'error' otherwise."""
     key = secrets.token_hex(16)
+    runner_text, child_text = _runner_texts()
     key_read, key_write = os.pipe()
     try:
-        os.write(key_write, key.encode())
+        # the key and the child's text fit in the pipe's buffer (64 KiB), read at the start
+        os.write(key_write, f"{key}\n{child_text}".encode())
         os.close(key_write)
         with tempfile.TemporaryFile() as channel:
             fd = channel.fileno()
             command = (
-                f"python -I -B -c {shlex.quote(_runner_text())} {fd} {key_read} "
+                f"python -I -B -c {shlex.quote(runner_text)} {fd} {key_read} "
                 f"{shlex.quote(json.dumps(list(ids)))} {test_timeout_s:g}"
             )
             result = run_command(command, workspace.root, limits, pass_fds=(fd, key_read))
@@ -56,16 +61,9 @@ def run_test_ids(
     finally:
         os.close(key_read)
     lines = [line[len(key) + 1:] for line in raw if line.startswith(key + " ")]
-    wanted = set(ids)
-    seen: dict[str, TestOutcome] = {}
-    for line in lines:
-        try:
-            item = json.loads(line)
-            tid, status, detail = item["id"], item["status"], str(item["detail"])
-        except (ValueError, KeyError, TypeError):
-            continue
-        if tid in wanted and status in _STATUSES and tid not in seen:
-            seen[tid] = TestOutcome(tid, status, detail)
+    seen = _outcomes_by_id(lines, set(ids))
+    if isinstance(seen, str):
+        return tuple(TestOutcome(i, "error", seen) for i in ids), result
     if result.timed_out:
         why = f"not reached: the test run was killed after {limits.timeout_s:g} s"
     else:
@@ -73,6 +71,22 @@ def run_test_ids(
     missing_status = "timeout" if result.timed_out else "error"
     outcomes = tuple(seen.get(i) or TestOutcome(i, missing_status, why) for i in ids)
     return outcomes, result
+
+
+def _outcomes_by_id(lines: list[str], wanted: set[str]) -> dict[str, TestOutcome] | str:
+    """The first outcome per wanted id from the runner's keyed lines, or why the run is void."""
+    seen: dict[str, TestOutcome] = {}
+    for line in lines:
+        try:
+            item = json.loads(line)
+            if "void" in item:
+                return f"void: {item['void']}"
+            tid, status, detail = item["id"], item["status"], str(item["detail"])
+        except (ValueError, KeyError, TypeError):
+            continue
+        if tid in wanted and status in _STATUSES and tid not in seen:
+            seen[tid] = TestOutcome(tid, status, detail)
+    return seen
 
 
 def grade(task: Task, workspace: Workspace, limits: ProcessLimits) -> Grade:

@@ -1,121 +1,136 @@
-"""Runs unittest ids one by one and reports one line per id: the grader's runner.
+"""The grader's runner: holds the key that marks a result and imports no code under test.
 
-The grader never runs this in its own process: the file's text is run inside the sandbox as
-`python -I -B -c TEXT FD KEY_FD IDS_JSON LIMIT_S` in the workspace, so it imports the standard
-library only. `-I` keeps the workspace off sys.path while this runner imports what it needs
-(a workspace `unittest/` or `json.py` cannot stand in for them), then the workspace goes in
-after the standard library and before site-packages, where a test run would find the code
-under test.
+The grader runs this file's text inside the sandbox as `python -I -B -c TEXT FD KEY_FD IDS_JSON
+LIMIT_S` in the workspace. KEY_FD is a pipe holding the key on its first line and the text of
+test_child.py after it; it is read to its end and closed before anything else happens. This
+process then makes itself undumpable (a process of the same uid can neither ptrace it nor
+open its memory or descriptors through /proc), keeps FD from its children, and starts
+test_child.py as a separate interpreter: the only process that imports the code under test,
+and one that never holds the key.
 
-Results go to file descriptor FD, a file the grader opened outside the workspace and passed
-down; stdout and stderr are only the tests' own output, so a program that prints result lines
-forges nothing. Each line starts with a key read once from the pipe KEY_FD (then closed)
-before any test code runs, so a line written blindly to every descriptor forges nothing either.
-Each id runs in this one process, in order, under a SIGALRM limit, and its line is written as
-soon as it is known, so a killed run still reports what finished:
+It asks the child for one id at a time over a pipe and takes exactly one answer line per
+request, for the id it asked. An answer for another id, a second line, bytes that arrive
+before a request or after the last answer: the code under test wrote into the channel, and
+the whole run is void. Each answer goes to FD at once, marked with the key, so a killed run
+still reports what finished:
 
     KEY {"id": ID, "status": pass|fail|error|timeout|missing, "detail": TEXT}
+    KEY {"void": WHY}          (every id fails)
 
-An id without a line counts as failed.
+If the child dies mid-test, that id and the ones after it are reported as errors.
 """
 
 import sys
 
-# -I already leaves the working directory out; older interpreters may not for -c
 sys.path[:] = [p for p in sys.path if p not in ("", ".")]
 
-import json  # noqa: E402  (after the path is cleaned)
+import ctypes  # noqa: E402  (after the path is cleaned)
+import json  # noqa: E402
 import os  # noqa: E402
-import signal  # noqa: E402
-import unittest  # noqa: E402
+import select  # noqa: E402
+import subprocess  # noqa: E402
+
+PR_SET_DUMPABLE = 4
+STATUSES = ("pass", "fail", "error", "timeout", "missing")
 
 
-class TestTimeout(Exception):
-    pass
+class Void(Exception):
+    """The child's channel carried something the protocol does not allow."""
 
 
-def _workspace_on_path():
-    where = next((i for i, p in enumerate(sys.path) if p.endswith("-packages")), len(sys.path))
-    sys.path.insert(where, os.getcwd())
+def read_all(fd):
+    data = b""
+    while chunk := os.read(fd, 1 << 16):
+        data += chunk
+    os.close(fd)
+    return data
 
 
-def _framework_snapshot():
-    """What the tests' verdicts rest on, as it is before any test code runs: a module under
-    test that patches an assertion or the result class in memory is caught by comparing."""
-    classes = (unittest.TestCase, unittest.TestResult, unittest.TestSuite, unittest.TestLoader,
-               unittest.case._Outcome)
-    modules = (unittest, unittest.case, unittest.result, unittest.suite, unittest.loader)
-    # behaviour only: a test may set data such as TestCase.maxDiff
-    return [(c, {k: v for k, v in vars(c).items()
-                 if callable(v) or isinstance(v, (staticmethod, classmethod, property))})
-            for c in (*classes, *modules)]
+def undumpable():
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass  # no prctl here: the pid namespace and no_new_privs still apply
 
 
-def _framework_changed(snapshot):
-    for owner, attrs in snapshot:
-        now = vars(owner)
-        if any(now.get(k) is not v for k, v in attrs.items()):
-            return True
-        if owner.__class__ is type and any(  # a method added over an inherited one
-                k not in attrs and callable(v) for k, v in now.items()):
-            return True
-    return False
+def start_child(text, limit):
+    req_r, req_w = os.pipe()
+    rep_r, rep_w = os.pipe()
+    child = subprocess.Popen(
+        [sys.executable, "-I", "-B", "-c", text, str(req_r), str(rep_w), limit],
+        pass_fds=(req_r, rep_w), close_fds=True,
+    )
+    os.close(req_r)
+    os.close(rep_w)
+    return child, req_w, rep_r
+
+
+def nothing_waiting(fd):
+    if select.select([fd], [], [], 0)[0]:
+        raise Void("the test process wrote to the result channel out of turn")
+
+
+def ask(req_w, rep_r, tid):
+    """The child's one answer line for tid, or None when it exited first."""
+    nothing_waiting(rep_r)
+    try:
+        os.write(req_w, (json.dumps(tid) + "\n").encode())
+    except BrokenPipeError:
+        return None
+    line = b""
+    while not line.endswith(b"\n"):
+        chunk = os.read(rep_r, 1 << 16)
+        if not chunk:
+            if line:
+                raise Void("the test process left a partial line on the result channel")
+            return None
+        line += chunk
+        if b"\n" in line[:-1]:
+            raise Void("the test process wrote more than one line for one test")
+    try:
+        item = json.loads(line)
+        ok = (item["id"] == tid and item["status"] in STATUSES
+              and isinstance(item["detail"], str))
+    except (ValueError, KeyError, TypeError):
+        ok = False
+    if not ok:
+        raise Void(f"the answer for {tid} was not the runner's: {line[:120]!r}")
+    return item
+
+
+def run(fd, key, ids, child, req_w, rep_r):
+    def report(item):
+        os.write(fd, key + b" " + json.dumps(item).encode() + b"\n")
+
+    for n, tid in enumerate(ids):
+        item = ask(req_w, rep_r, tid)
+        if item is None:
+            code = child.wait()
+            why = f"not run: the test process exited (code {code}) during {tid}"
+            report({"id": tid, "status": "error",
+                    "detail": f"the test process exited (code {code}) during this test"})
+            for rest in ids[n + 1:]:
+                report({"id": rest, "status": "error", "detail": why})
+            return
+        report(item)
+    os.close(req_w)
+    if read_all(rep_r):
+        raise Void("the test process wrote to the result channel after its last answer")
+    child.wait()
 
 
 def main(argv):
-    fd, key_fd, ids, limit = int(argv[1]), int(argv[2]), json.loads(argv[3]), float(argv[4])
-    key = os.read(key_fd, 256).strip()
-    os.close(key_fd)
-    os.set_inheritable(fd, False)  # the tests' own subprocesses do not get the channel
-    write, dumps = os.write, json.dumps  # bound now: code under test may patch the modules
-
-    def alarm(signum, frame):
-        raise TestTimeout(f"test ran over {limit:g} s")
-
-    signal.signal(signal.SIGALRM, alarm)
-    snapshot = _framework_snapshot()
-    _workspace_on_path()
-    for tid in ids:
-        status, detail = "pass", ""
-        try:
-            suite = unittest.defaultTestLoader.loadTestsFromName(tid)
-            result = unittest.TestResult()
-            result.buffer = True
-            signal.setitimer(signal.ITIMER_REAL, limit)
-            try:
-                suite.run(result)
-            finally:
-                signal.setitimer(signal.ITIMER_REAL, 0)
-            bad = result.errors + result.failures + [
-                (t, "unexpected success") for t in result.unexpectedSuccesses
-            ]
-            load_error = next((x for t, x in bad if "_FailedTest" in type(t).__name__), None)
-            if result.testsRun == 0:
-                status, detail = "missing", "no test with this id"
-            elif load_error is not None:
-                # absent id -> missing; an import error in the code under test -> error
-                last = load_error.strip().splitlines()[-1]
-                absent = any(f"'{part}'" in last for part in tid.split(".")) and (
-                    "AttributeError" in last or "ModuleNotFoundError" in last
-                )
-                status, detail = ("missing" if absent else "error"), load_error
-            elif any("TestTimeout" in text for _, text in bad):
-                status, detail = "timeout", f"test ran over {limit:g} s"
-            elif result.errors:
-                status, detail = "error", result.errors[0][1]
-            elif bad:
-                status, detail = "fail", bad[0][1]
-        except TestTimeout:
-            status, detail = "timeout", f"test ran over {limit:g} s"
-        except BaseException as exc:
-            status, detail = "missing", f"{type(exc).__name__}: {exc}"
-        if _framework_changed(snapshot):
-            status, detail = "error", "the code under test changed unittest in memory"
-        lines = [x for x in str(detail).strip().splitlines() if x.strip()]
-        detail = " | ".join(lines[-3:])[-400:]
-        line = dumps({"id": tid, "status": status, "detail": detail}) + "\n"
-        write(fd, key + b" " + line.encode("utf-8", "replace"))
-
+    fd, key_fd, ids, limit = int(argv[1]), int(argv[2]), json.loads(argv[3]), argv[4]
+    key, _, child_text = read_all(key_fd).partition(b"\n")
+    undumpable()
+    os.set_inheritable(fd, False)
+    child, req_w, rep_r = start_child(child_text.decode(), limit)
+    try:
+        run(fd, key, ids, child, req_w, rep_r)
+    except Void as why:
+        os.write(fd, key + b" " + json.dumps({"void": str(why)}).encode() + b"\n")
+        child.kill()
+    sys.exit(0)
 
 if __name__ == "__main__":
     main(sys.argv)

@@ -15,6 +15,7 @@ from edgeagent.suite import (
     grade,
     load_oracle,
     load_suite,
+    run_test_ids,
     select_tasks,
     suites_root,
     validate_task,
@@ -222,3 +223,22 @@ def test_validate_flags_an_already_solved_task(tmp_path: Path) -> None:
     result = validate_task(task, LIMITS)
     assert not result.ok and result.before.resolved
     assert any("before any fix" in p for p in result.problems)
+
+
+def test_a_test_that_kills_its_process_fails_it_and_those_after(tmp_path: Path) -> None:
+    """The tests run in a child of the grader's runner: one that exits mid-run is an error
+    for that id and for each id it left unrun, and the ids before it keep their results."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "test_exit.py").write_text(
+        "import os, unittest\n\n\nclass T(unittest.TestCase):\n"
+        "    def test_a(self):\n        pass\n\n"
+        "    def test_b(self):\n        os._exit(3)\n\n"
+        "    def test_c(self):\n        pass\n"
+    )
+    ids = ("test_exit.T.test_a", "test_exit.T.test_b", "test_exit.T.test_c")
+    with Workspace.create(repo) as workspace:
+        outcomes, _ = run_test_ids(ids, workspace, LIMITS, 5.0)
+    assert [o.status for o in outcomes] == ["pass", "error", "error"]
+    assert "exited (code 3) during this test" in outcomes[1].detail
+    assert "not run" in outcomes[2].detail and "test_b" in outcomes[2].detail
