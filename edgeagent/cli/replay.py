@@ -7,7 +7,7 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import UserError
 from .common import (
@@ -60,6 +60,10 @@ def _add_replay(sub: argparse._SubParsersAction) -> None:
                    "holds the longest turn (checked before the model loads); a flag with "
                    "another value is an error; recorded as replay.preset")
     p.add_argument("--out", help="directory that receives the run directory (default runs/)")
+    p.add_argument("--resume", type=Path, metavar="RUN_DIR",
+                   help="continue an interrupted replay with its own dataset and settings: "
+                   "finished conversations are kept, an unfinished one runs again from its "
+                   "first turn (only --threads, --power-root, --sample-interval-s may be given)")
     p.add_argument("--isl", action="store_true",
                    help="only count each assistant turn's input tokens (ISL) with the model's "
                    "tokenizer and print them with their distribution; no generation")
@@ -75,12 +79,13 @@ def _add_replay(sub: argparse._SubParsersAction) -> None:
 
 def _cmd_replay(args: argparse.Namespace) -> int:
     from ..config import load_config
-    from ..console import ConsolePrinter, JsonPrinter
     from ..models import file_sha256
-    from ..replay import load_dataset, run_conversations, select_conversations, summary_text
+    from ..replay import load_dataset, run_conversations, select_conversations
     from ..replay.preset import MLPERF, apply_preset
-    from ..run import ReplaySource, default_dataset, execute_replay
+    from ..run import ReplaySource, default_dataset
 
+    if args.resume is not None:
+        return _resume_replay(args)
     if args.from_run and args.dataset:
         raise UserError("give either a dataset file or --from-run RUN_DIR, not both")
     if args.reexecute_tools and not args.from_run:
@@ -109,6 +114,36 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     if args.output:
         raise UserError("-o/--output goes with --isl (a replay writes its run directory "
                         "under --out)")
+    return _execute(args, config, source, n_ctx_auto=n_ctx_auto,
+                    preset=MLPERF if args.mlperf else None)
+
+
+def _resume_replay(args: argparse.Namespace) -> int:
+    from ..run import resume_replay
+
+    fixed = {"dataset": args.dataset, "--from-run": args.from_run,
+             "--conversations": args.conversations, "--mlperf": args.mlperf or None,
+             "--isl": args.isl or None, "--reexecute-tools": args.reexecute_tools or None,
+             "--inject-tool-delay": args.inject_tool_delay or None, "-o": args.output}
+    given = next((name for name, value in fixed.items() if value is not None), None)
+    if given is not None:
+        raise UserError(f"--resume continues {args.resume} with its own dataset and settings; "
+                        f"drop {given}")
+    if args.n_ctx == "auto":
+        args.n_ctx = None
+    config, source = resume_replay(args.resume, overrides(
+        args, "out", "max_new_tokens", *ENGINE_KEYS, *METER_KEYS, *ENDPOINT_KEYS))
+    return _execute(args, config, source, resume_dir=args.resume)
+
+
+def _execute(args: argparse.Namespace, config: RunConfig, source: Any, *,
+             n_ctx_auto: bool = False, preset: Any = None, resume_dir: Path | None = None
+             ) -> int:
+    """Replay with progress and Ctrl-C, print the summary; the exit code as `check` gives."""
+    from ..console import ConsolePrinter, JsonPrinter
+    from ..replay import summary_text
+    from ..run import execute_replay
+
     printer = JsonPrinter() if args.json else ConsolePrinter()
     stop = StopFlag()
     stop.install()
@@ -116,7 +151,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         result = execute_replay(config, source, inject_tool_delay=args.inject_tool_delay,
                                 reexecute_tools=args.reexecute_tools, sinks=[printer],
                                 stop_requested=stop, progress=not args.json,
-                                n_ctx_auto=n_ctx_auto, preset=MLPERF if args.mlperf else None)
+                                n_ctx_auto=n_ctx_auto, preset=preset, resume_dir=resume_dir)
     except KeyboardInterrupt:
         print("aborted; the turns completed so far are kept in the run directory",
               file=sys.stderr)
@@ -126,8 +161,8 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         print(f"summary: {result.run_dir / 'result_summary.json'}")
     if result.status == "interrupted":
         # the last line says so: the summary above reads like a finished replay's
-        print(f"interrupted; the turns completed so far are kept in {result.run_dir} (a "
-              "replay has no --resume: run it again for the whole workload)", file=sys.stderr)
+        print(f"interrupted; the turns completed so far are kept in {result.run_dir} "
+              f"(continue with: edgeagent replay --resume {result.run_dir})", file=sys.stderr)
         return stop.exit_code
     return 1 if result.summary["result"] == "INVALID" else 0  # as `edgeagent check` exits
 

@@ -304,12 +304,14 @@ def replay_conversation(
     executor: ToolExecutor | None = None,
     stop_requested: Callable[[], bool] = lambda: False,
     on_turn: Callable[[TurnResult], None] = lambda t: None,
+    attempt: int = 0,
 ) -> ConversationResult:
+    """`attempt`: 0, or the next try of a conversation a resumed replay runs again."""
     first = conv.rows[0]
     native = uses_native(settings.tool_format, engine)
     head = conversation_start(conv, native)
     system = head[0].text if head and head[0].role == "system" else ""
-    sink.emit(TaskStarted(conv.id, 0, conv.id, system, first.content or ""))
+    sink.emit(TaskStarted(conv.id, attempt, conv.id, system, first.content or ""))
     constraints = _Constraints.of(conv, engine, settings, native)
     turns: list[TurnResult] = []
     prompts = turn_prompts(conv, native)
@@ -321,8 +323,8 @@ def replay_conversation(
             break
         if stop_requested():
             return ConversationResult(conv.id, "interrupted", tuple(turns))
-        turn, reexecuted = _replay_turn(conv.id, step, prompt, engine, sink, settings,
-                                        constraints, executor)
+        turn, reexecuted = _replay_turn(conv.id, attempt, step, prompt, engine, sink,
+                                        settings, constraints, executor)
         turns.append(turn)
         on_turn(turn)
     dropped = any(t.status == "dropped" for t in turns)
@@ -330,7 +332,7 @@ def replay_conversation(
 
 
 def _replay_turn(
-    conv_id: str, step: int, prompt: TurnPrompt, engine: Engine, sink: EventSink,
+    conv_id: str, attempt: int, step: int, prompt: TurnPrompt, engine: Engine, sink: EventSink,
     settings: ReplaySettings, constraints: _Constraints, executor: ToolExecutor | None,
 ) -> tuple[TurnResult, str | None]:
     """One assistant turn generated, its tool phase run and, when generated, its StepRecord
@@ -365,7 +367,7 @@ def _replay_turn(
     result = SandboxResult(seen, phase.exit_code, phase.error, phase.ms)
     action_name, action_args, format_error = action_fields(parsed)
     sink.emit(step_record(
-        gen, task_id=conv_id, attempt=0, step=step, wall_start=wall_start,
+        gen, task_id=conv_id, attempt=attempt, step=step, wall_start=wall_start,
         action_name=action_name, action_args=action_args, format_error=format_error,
         result=result, observation=seen, truncated=False,
         observation_tokens=engine.count_tokens(seen), t_tool_start=phase.t_start_ns,

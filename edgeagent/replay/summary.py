@@ -18,12 +18,14 @@ from typing import Any
 
 from ..results.metrics import min_samples_for
 from ..results.percentiles import percentile
-from ..results.store import open_run_db
+from ..results.store import kept_attempts, open_run_db
 from ..results.validity import Verdict, check_run, verdict_lines
 from .endpoints_fields import endpoints_fields
 from .score import mean_score, scored_mean
 
 TURNS_FILE = "replay_turns.jsonl"
+# a resumed replay's turns of conversations it ran again: kept, counted nowhere
+SUPERSEDED_TURNS_FILE = "replay_turns.superseded.jsonl"
 SUMMARY_FILE = "result_summary.json"
 SCORES_FILE = "scores.json"
 REPORT_FILE = "report.txt"
@@ -95,11 +97,13 @@ _TURN_STATS = (("latency_ms", "latency_ms"), ("ttft_ms", "ttft_ms"), ("tpot_ms",
 
 
 def _run_and_steps(run_dir: Path) -> tuple[Any, dict[tuple[str, int], Any]]:
-    """The run row (None before it started) and every step by (conversation, step)."""
+    """The run row (None before it started) and every kept step by (conversation, step):
+    a resumed replay's superseded attempts are left out."""
     db = open_run_db(run_dir)
     try:
         run = db.execute("SELECT * FROM runs").fetchone()
-        steps = {(r["task_id"], r["step"]): r for r in db.execute("SELECT * FROM steps")}
+        steps = {(r["task_id"], r["step"]): r for r in db.execute(
+            f"SELECT * FROM steps WHERE {kept_attempts(db)}")}
     finally:
         db.close()
     return run, steps

@@ -17,6 +17,8 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
+import yaml
+
 from ..config import RunConfig, load_config
 from ..errors import StoreError
 from ..events import TaskRecord
@@ -34,8 +36,10 @@ class ResumePlan:
     superseded: tuple[tuple[str, int, int], ...]  # (task, attempt, committed steps)
 
 
-def resume_config(run_dir: Path, overrides: dict) -> RunConfig:
-    """The interrupted run's own config; only settings that do not change results may differ."""
+def resume_config(run_dir: Path, overrides: dict, *, replay: bool = False) -> RunConfig:
+    """The interrupted run's own config; only settings that do not change results may differ.
+    `replay`: the run directory is a replay's (its config.yaml has a `replay:` section, read
+    by the caller); without it such a directory is refused with the command that resumes it."""
     path = Path(run_dir) / "config.yaml"
     if not path.is_file():
         raise StoreError(
@@ -49,9 +53,31 @@ def resume_config(run_dir: Path, overrides: dict) -> RunConfig:
             f"{changed[0].replace('_', '-')} (only --threads, --power-root and"
             " --sample-interval-s may be given)"
         )
-    config = load_config(path, {k: v for k, v in overrides.items() if k in allowed})
+    given = {k: v for k, v in overrides.items() if k in allowed}
+    is_replay = "replay" in _recorded(path)
+    if is_replay and not replay:
+        raise StoreError(f"{run_dir} is a replay's run directory: continue it with "
+                         f"`edgeagent replay --resume {run_dir}`")
+    if replay and not is_replay:
+        raise StoreError(f"{run_dir} is not a replay's run directory (no `replay:` in its "
+                         f"config.yaml): continue it with `edgeagent run --resume {run_dir}`")
+    if is_replay:  # the section is the replay's record, not a setting
+        data = {k: v for k, v in _recorded(path).items() if k != "replay"}
+        config = load_config(None, {**data, **given})
+    else:
+        config = load_config(path, given)
     plan_resume(run_dir)  # a run directory that cannot be resumed fails before the model loads
     return dataclasses.replace(config, out=str(Path(run_dir).parent))
+
+
+def _recorded(config_yaml: Path) -> dict:
+    try:
+        data = yaml.safe_load(config_yaml.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise StoreError(f"cannot read {config_yaml}: {exc} (is it a run directory?)") from exc
+    if not isinstance(data, dict):
+        raise StoreError(f"{config_yaml} is not a run's config (a mapping of settings)")
+    return data
 
 
 def plan_resume(run_dir: Path) -> ResumePlan:

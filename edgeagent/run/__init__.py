@@ -7,7 +7,7 @@ from ..exports import lazy_exports
 __all__, __getattr__ = lazy_exports(__name__, {
     "runner": ("RunResult", "execute_run", "preflight", "run_task"),
     "replay": ("ReplayResult", "ReplaySource", "SandboxExecutor", "choose_context",
-               "default_dataset", "execute_replay", "tokenizer_path"),
+               "default_dataset", "execute_replay", "resume_replay", "tokenizer_path"),
     "serve": ("ServeResult", "execute_serve"),
     "session": ("RunSession", "StepCollector", "build_provenance", "check_out_writable",
                 "closing_on_error", "ended_status", "failure_reason", "sample_interval",

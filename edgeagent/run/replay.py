@@ -35,7 +35,8 @@ from ..replay.replayer import (
     uses_native,
 )
 from ..replay.score import scored_mean
-from ..replay.summary import TURNS_FILE, write_summary
+from ..replay.summary import SUPERSEDED_TURNS_FILE, TURNS_FILE, write_summary
+from ..results.resume import ResumePlan, plan_resume, resume_config
 from ..results.store import make_run_dir
 from ..sandbox.process import ProcessLimits
 from ..sandbox.tools import Toolbox
@@ -148,12 +149,12 @@ def choose_context(config: RunConfig, conversations: Sequence[Conversation], *,
         vocab.close()
 
 
-def _task_record(result: ConversationResult, steps: list[StepRecord], wall_ms: float,
-                 score: float | None) -> TaskRecord:
+def _task_record(result: ConversationResult, attempt: int, steps: list[StepRecord],
+                 wall_ms: float, score: float | None) -> TaskRecord:
     energy, reason = task_energy(steps)
     dropped = sum(1 for t in result.turns if t.status == "dropped")
     return TaskRecord(
-        task_id=result.conversation_id, attempt=0,
+        task_id=result.conversation_id, attempt=attempt,
         outcome="replayed" if result.termination == "completed" else "invalid",
         termination=result.termination, steps=len(steps), wall_ms=wall_ms,
         context_tokens_final=max((s.context_tokens + s.decoded_tokens for s in steps), default=0),
@@ -194,11 +195,19 @@ def execute_replay(
     engine_factory: EngineFactory | None = None,
     n_ctx_auto: bool = False,
     preset: Preset | None = None,
+    resume_dir: Path | None = None,
 ) -> ReplayResult:
     """`n_ctx_auto`: size the context from the conversations (choose_context) instead of
     `config.n_ctx`; the choice and its reason are recorded under `replay.n_ctx_auto`.
     `preset`: the run settings `config` was made with (replay --mlperf), recorded under
-    `replay.preset`; the longest turn must fit, checked before the model loads."""
+    `replay.preset`; the longest turn must fit, checked before the model loads.
+    `resume_dir`: continue that interrupted replay (config and source from resume_replay):
+    a conversation with a finished record is kept, any other runs again from its first turn
+    as its next attempt, as `run --resume` does with tasks (results/resume.py)."""
+    if resume_dir is not None:
+        return _resume(config, source, resume_dir, reexecute_tools=reexecute_tools,
+                       sinks=sinks, stop_requested=stop_requested, progress=progress,
+                       engine_factory=engine_factory)
     if reexecute_tools and source.run_dir is None:
         raise StoreError("--reexecute-tools needs --from-run RUN_DIR (a dataset file has no "
                          "sandbox to run its tool calls in)")
@@ -232,6 +241,92 @@ def execute_replay(
                                 tuple(c.id for c in source.conversations), provenance))
         _replay_all(session, source, config, engine, settings, reexecute_tools, stop_requested)
     return ReplayResult(run_dir, session.status, summary)
+
+
+def resume_replay(run_dir: Path, overrides: dict[str, Any]) -> tuple[RunConfig, ReplaySource]:
+    """The config and conversations of an interrupted replay, as recorded in its config.yaml:
+    the same dataset (its sha256 checked) or source run, the same conversations."""
+    from ..models import file_sha256
+    from ..replay import load_dataset, run_conversations, select_conversations
+
+    config = resume_config(run_dir, overrides, replay=True)
+    info = _recorded_replay(run_dir)
+    label = str(info.get("source"))
+    if info.get("from_run"):
+        conversations = run_conversations(Path(label))
+        sha = None
+    else:
+        if not Path(label).is_file():
+            raise StoreError(f"the replay's dataset {label} is gone (put it back to resume "
+                             f"{run_dir})")
+        sha = file_sha256(Path(label))
+        if sha != info.get("dataset_sha256"):
+            raise StoreError(f"{label} changed since {run_dir} started (sha256 {sha[:12]}, "
+                             f"recorded {str(info.get('dataset_sha256'))[:12]}): a resumed "
+                             "replay needs the same dataset")
+        conversations = load_dataset(Path(label))
+    chosen = select_conversations(conversations, ",".join(info.get("conversations") or []))
+    return config, ReplaySource(label, chosen, sha, Path(label) if info.get("from_run") else None)
+
+
+def _recorded_replay(run_dir: Path) -> dict[str, Any]:
+    data = yaml.safe_load((Path(run_dir) / "config.yaml").read_text(encoding="utf-8"))
+    return dict(data["replay"])
+
+
+def _resume(config: RunConfig, source: ReplaySource, resume_dir: Path, *,
+            reexecute_tools: bool, sinks: Sequence[EventSink],
+            stop_requested: Callable[[], bool], progress: bool,
+            engine_factory: EngineFactory | None) -> ReplayResult:
+    plan = plan_resume(resume_dir)
+    replay_info = _recorded_replay(resume_dir)
+    config, _ = greedy_config(config)
+    peak_rss_scope = reset_peak_rss()
+    model, engine = build_engine(config, progress=progress, engine_factory=engine_factory)
+    with closing_on_error(engine):
+        tool_format = resolve_tool_format(config.tool_format, engine, live=False)
+    settings = ReplaySettings(config.max_new_tokens, bool(replay_info.get("inject_tool_delay")),
+                              config.grammar, tool_format.resolved)
+    run_dir = plan.run_dir
+    set_aside_unfinished_turns(run_dir, set(plan.done))
+    device = device_provenance(engine)
+    summary: dict[str, Any] = {}
+    session = RunSession.open(
+        config, run_dir, {**config.to_dict(), "replay": replay_info}, engine, sinks,
+        stop_requested=stop_requested, resume=plan, peak_rss_scope=peak_rss_scope,
+        after_close=lambda: summary.update(write_summary(run_dir, replay_info)))
+    with session:
+        provenance = build_provenance(config, model, engine, session.power, device)
+        provenance["replay"] = replay_info
+        provenance["tool_format"] = tool_format.to_dict()
+        session.emit(RunStarted(run_dir.name, str(run_dir), f"replay:{source.label}",
+                                tuple(c.id for c in source.conversations), provenance))
+        _replay_all(session, source, config, engine, settings, reexecute_tools, stop_requested,
+                    plan)
+    return ReplayResult(run_dir, session.status, summary)
+
+
+def set_aside_unfinished_turns(run_dir: Path, done: set[str]) -> None:
+    """Before a resumed replay: the turns of conversations that will run again move from
+    replay_turns.jsonl to replay_turns.superseded.jsonl (kept, counted nowhere), and a line
+    the kill cut short is dropped; their steps stay in run.db, listed as superseded."""
+    path = run_dir / TURNS_FILE
+    lines = path.read_bytes().split(b"\n") if path.is_file() else []
+    keep, aside = [], []
+    for line in lines:
+        try:
+            conversation = json.loads(line)["conversation_id"]
+        except (ValueError, KeyError, TypeError):
+            continue  # empty, or cut short by the kill
+        (keep if conversation in done else aside).append(line)
+    if aside:
+        with (run_dir / SUPERSEDED_TURNS_FILE).open("ab") as f:
+            f.write(b"".join(line + b"\n" for line in aside))
+            f.flush()
+            os.fsync(f.fileno())
+    tmp = path.with_suffix(".jsonl.tmp")
+    tmp.write_bytes(b"".join(line + b"\n" for line in keep))
+    os.replace(tmp, path)
 
 
 def _sized_config(config: RunConfig, source: ReplaySource, *, n_ctx_auto: bool,
@@ -280,23 +375,28 @@ def _run_label(source: ReplaySource, model: Any) -> str:
 
 def _replay_all(session: RunSession, source: ReplaySource, config: RunConfig, engine: Any,
                 settings: ReplaySettings, reexecute_tools: bool,
-                stop_requested: Callable[[], bool]) -> None:
+                stop_requested: Callable[[], bool], plan: ResumePlan | None = None) -> None:
     """Each conversation in turn, its task record (with its metered energy) kept in
-    `session.records`, until the conversations end or a stop is asked for."""
+    `session.records`, until the conversations end or a stop is asked for; with `plan`, the
+    conversations it finished are kept and the others run as their next attempt."""
     collector = session.collector
     turns_path = session.run_dir / TURNS_FILE
     for conv in source.conversations:
         if stop_requested():
             break
+        if plan is not None and conv.id in plan.done:
+            session.records.append(plan.done[conv.id])  # finished before the stop: kept
+            continue
+        attempt = plan.next_attempt.get(conv.id, 0) if plan is not None else 0
         collector.steps.clear()
         t_conv = time.monotonic_ns()
         with _executor_for(conv, source, config, engine, reexecute_tools) as executor:
             result = replay_conversation(
                 conv, engine, session.sink, settings, executor=executor,
                 stop_requested=stop_requested,
-                on_turn=lambda t: _append_turn(turns_path, t),
+                on_turn=lambda t: _append_turn(turns_path, t), attempt=attempt,
             )
-        session.emit(_task_record(result, list(collector.steps),
+        session.emit(_task_record(result, attempt, list(collector.steps),
                                   (time.monotonic_ns() - t_conv) / 1e6,
                                   scored_mean(t.score for t in result.turns)))
         session.records.append(collector.tasks[-1])

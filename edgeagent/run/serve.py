@@ -74,8 +74,7 @@ def execute_serve(
             with ChatServer(service, port=port) as server:
                 on_ready(server.base_url, run_dir)
                 while not stop_requested():
-                    time.sleep(0.1)
-                    recorder.pump()  # the store is this thread's
+                    recorder.pump(wait_s=0.1)  # the store is this thread's
             tally = recorder.end_task()
             wall_ms = (time.monotonic_ns() - t0) / 1e6
             session.emit(_served_record(session.collector.steps, tally, wall_ms))

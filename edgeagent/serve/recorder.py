@@ -18,7 +18,6 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -117,12 +116,16 @@ class StepRecorder:
             tally = self.end_task()
         return result, tally
 
-    def pump(self) -> int:
-        """Emit the steps finished since the last call (the owner's thread); how many."""
+    def pump(self, wait_s: float = 0.0) -> int:
+        """Emit the steps finished since the last call (the owner's thread); how many. With
+        `wait_s`, wait that long for the first one: a step is stored as soon as it is ready,
+        not at the next poll, so a kill can take no more than the step still held for its
+        tool interval."""
         count = 0
         while True:
             try:
-                step = self._ready.get_nowait()
+                step = self._ready.get(timeout=wait_s) if wait_s > 0 and not count else \
+                    self._ready.get_nowait()
             except queue.Empty:
                 return count
             self._sink.emit(step)
@@ -134,16 +137,12 @@ class StepRecorder:
         `limit_reached`), pumping steps meanwhile. A stop asked for (Ctrl-C, SIGTERM) ends
         the agent now, as `interrupted`; so does an abort raised here (a second Ctrl-C)."""
         try:
-            while True:
-                try:
-                    result = job.result(timeout=interval_s)
-                except FutureTimeout:
-                    self.pump()
-                    if stop_requested():
-                        self.interrupt()
-                    continue
-                self.pump()
-                return result
+            while not job.done():
+                self.pump(wait_s=interval_s)
+                if stop_requested():
+                    self.interrupt()
+            self.pump()
+            return job.result()
         except BaseException:
             self.interrupt()  # the agent's thread sees it and stops its process
             raise

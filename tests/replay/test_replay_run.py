@@ -11,12 +11,14 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import shutil
 import sqlite3
 import time
 from pathlib import Path
 
 import paths
 import pytest
+from cli_run import run_cli
 from mlperf_schema import schema_errors
 from paths import ROOT
 
@@ -301,3 +303,50 @@ def test_a_replay_run_is_not_exported_as_a_trajectory(
     run_dir, _ = smoke_replay
     assert cli.main(["export", str(run_dir)]) == 2
     assert "is a replay run" in capsys.readouterr().err
+
+
+def test_a_finished_replay_resumes_to_the_same_turns(smoke_replay) -> None:
+    """--resume on a complete replay keeps every conversation: no turn is generated again."""
+    run_dir, _ = smoke_replay
+    before = turns_of(run_dir)
+    code, out, err = run_cli("replay", "--resume", str(run_dir), *THREADS)
+    assert code == 0, err
+    assert turns_of(run_dir) == before
+    assert json.loads((run_dir / SUMMARY_FILE).read_text())["turns_total"] == len(before)
+
+
+@pytest.mark.parametrize("flag", [("--conversations", "1"), ("--mlperf",),
+                                  ("--max-new-tokens", "4")])
+def test_resume_refuses_flags_that_change_the_replay(smoke_replay, flag: tuple) -> None:
+    run_dir, _ = smoke_replay
+    code, _, err = run_cli("replay", "--resume", str(run_dir), *flag)
+    assert code == 2 and "Traceback" not in err
+    assert err.count("\n") == 1 and "drop " + flag[0].lstrip("-") in err.replace("--", "")
+
+
+def test_resume_names_the_command_for_the_other_kind_of_run(smoke_replay, tmp_path) -> None:
+    run_dir, _ = smoke_replay
+    code, _, err = run_cli("run", "--resume", str(run_dir))
+    assert code == 2 and f"edgeagent replay --resume {run_dir}" in err
+    live = tmp_path / "live"
+    shutil.copytree(run_dir, live)
+    config = live / "config.yaml"
+    config.write_text(config.read_text().split("\nreplay:")[0] + "\n")
+    code, _, err = run_cli("replay", "--resume", str(live))
+    assert code == 2 and f"edgeagent run --resume {live}" in err
+
+
+def test_resume_refuses_a_changed_dataset(smoke_replay, tmp_path) -> None:
+    run_dir, _ = smoke_replay
+    copy = tmp_path / "copy"
+    shutil.copytree(run_dir, copy)
+    dataset = tmp_path / "data.jsonl"
+    dataset.write_text((ROOT / "tasks" / "replay" / "smoke.jsonl").read_text())
+    config = copy / "config.yaml"
+    text = config.read_text()
+    source = next(x.split(": ", 1)[1] for x in text.splitlines() if x.startswith("  source:"))
+    config.write_text(text.replace(source, str(dataset)))
+    with dataset.open("a") as f:
+        f.write("\n")
+    code, _, err = run_cli("replay", "--resume", str(copy))
+    assert code == 2 and f"{dataset} changed since" in err and "Traceback" not in err

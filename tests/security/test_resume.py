@@ -5,49 +5,21 @@ over; after every kill the store must be readable with no committed step lost, a
 from __future__ import annotations
 
 import json
-import random
 import sqlite3
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+from kill_loop import KillLoop, committed_steps
 from scripted import ScriptedEngine
 
 from edgeagent import cli
-from edgeagent.errors import StoreError
 from edgeagent.results.store import open_run_db
 
 EDGEAGENT = Path(sys.executable).with_name("edgeagent")
-KILLS = 15
-BUDGET_S = 45.0
+KILLS = 40
+BUDGET_S = 120.0
 RUN_ARGS = ("--max-steps", "6", "--max-new-tokens", "16", "--n-ctx", "2048", "--threads", "1")
-
-
-def _committed(run_dir: Path) -> set[tuple[str, int, int]] | None:
-    """The committed steps, or None before the run has its row (nothing to resume yet)."""
-    if not (run_dir / "run.db").exists():
-        return None
-    try:
-        db = open_run_db(run_dir)  # read-write: replays a WAL the kill left behind
-    except StoreError:
-        return None  # killed before the schema was written
-    try:
-        if db.execute("SELECT count(*) FROM runs").fetchone()[0] == 0:
-            return None
-        steps = {(r[0], r[1], r[2]) for r in db.execute(
-            "SELECT task_id, attempt, step FROM steps")}
-    except sqlite3.Error:
-        return None  # killed while the schema was being created
-    finally:
-        db.close()
-    by_attempt: dict[tuple[str, int], list[int]] = {}
-    for task, attempt, step in steps:
-        by_attempt.setdefault((task, attempt), []).append(step)
-    for numbers in by_attempt.values():  # every attempt's steps are 0..n-1, no gap
-        assert sorted(numbers) == list(range(len(numbers)))
-    return steps
 
 
 def _trajectory_steps(run_dir: Path, final: bool) -> list[tuple[str, int, int]]:
@@ -64,66 +36,25 @@ def _trajectory_steps(run_dir: Path, final: bool) -> list[tuple[str, int, int]]:
     return seen
 
 
-def _new_run_dir(out: Path, known: set[Path]) -> Path | None:
-    fresh = [p for p in out.glob("*") if p.is_dir() and p not in known]
-    return fresh[0] if fresh else None
-
-
 def test_sigkill_at_random_points_then_resume(
     tiny_model_path: Path, tmp_path: Path, reliability
 ) -> None:
     config = tmp_path / "long.yaml"
     config.write_text("max_format_errors: 1000\n")
     out = tmp_path / "runs"
-    new_run = [str(EDGEAGENT), "run", "--config", str(config), "--model", str(tiny_model_path),
-               "--suite", "smoke", "--out", str(out), *RUN_ARGS]
-    rng = random.Random(20261130)
-    known: set[Path] = set()
-    committed: dict[Path, set] = {}  # run dir -> every step ever seen committed
-    current: Path | None = None
-    kills = lost = superseded_total = 0
-    start = time.monotonic()
-    while kills < KILLS and time.monotonic() - start < BUDGET_S:
-        argv = new_run if current is None else [
-            str(EDGEAGENT), "run", "--resume", str(current), "--threads", "1"]
-        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                cwd=tmp_path)
-        try:
-            proc.wait(timeout=rng.uniform(0.5, 5.0))
-            finished = True
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-            finished = False
-            kills += 1
-        stderr = proc.stderr.read().decode() if proc.stderr else ""
-        proc.stderr and proc.stderr.close()
-        if finished:
-            assert proc.returncode == 0, stderr
-        if current is None:
-            current = _new_run_dir(out, known)
-            if current is None:
-                continue  # killed before the run directory existed
-            known.add(current)
-        steps = _committed(current)
-        if steps is None:
-            current = None  # killed before the run was recorded: nothing to resume
-            continue
-        before = committed.setdefault(current, set())
-        lost += len(before - steps)
-        before |= steps
-        _trajectory_steps(current, final=False)  # every complete line parses
-        if finished:
-            current = None  # complete: the next kills hit a fresh run
-
-    # finish every interrupted run, then check it end to end
-    for run_dir, seen in committed.items():
-        done = subprocess.run([str(EDGEAGENT), "run", "--resume", str(run_dir), "--threads",
-                               "1"], capture_output=True, text=True, cwd=tmp_path, timeout=60)
-        assert done.returncode == 0, done.stderr
-        steps = _committed(run_dir)
+    loop = KillLoop(
+        new=[str(EDGEAGENT), "run", "--config", str(config), "--model", str(tiny_model_path),
+             "--suite", "smoke", "--out", str(out), *RUN_ARGS],
+        resume=lambda d: [str(EDGEAGENT), "run", "--resume", str(d), "--threads", "1"],
+        out=out, cwd=tmp_path)
+    loop.run(kills=KILLS, budget_s=BUDGET_S)
+    for run_dir in loop.committed:
+        _trajectory_steps(run_dir, final=False)  # every complete line parses
+    loop.finish_all(timeout_s=60)
+    superseded_total = 0
+    for run_dir in loop.committed:  # every interrupted run finished: check it end to end
+        steps = committed_steps(run_dir)
         assert steps is not None
-        lost += len(seen - steps)
         db = open_run_db(run_dir)
         try:
             assert db.execute("SELECT status FROM runs").fetchone()[0] == "complete"
@@ -143,11 +74,12 @@ def test_sigkill_at_random_points_then_resume(
         lines = _trajectory_steps(run_dir, final=True)
         assert len(lines) == len(set(lines)), "a step was written twice"
         assert set(lines) <= steps
-    assert kills >= 5, f"only {kills} kill points in {BUDGET_S} s"
-    assert lost == 0
-    reliability("resume", kill_points=kills, runs=len(committed), steps_lost=lost,
+    assert loop.kills >= 5, f"only {loop.kills} kill points in {BUDGET_S} s"
+    assert loop.lost == 0
+    reliability("resume", kill_points=loop.kills, runs=len(loop.committed), steps_lost=0,
                 attempts_superseded=superseded_total,
-                steps_committed=sum(len(s) for s in committed.values()))
+                steps_committed=sum(len(s) for s in loop.committed.values()))
+    reliability("kill_points", run=loop.kills)
 
 
 class _ListingEngine(ScriptedEngine):
@@ -172,12 +104,12 @@ def test_ctrl_c_then_resume_keeps_one_record_per_task(
     first = execute_run(config, engine_factory=lambda p, c: engine, progress=False,
                         stop_requested=lambda: engine.calls >= 5)
     assert first.status == "interrupted"
-    before = _committed(first.run_dir)
+    before = committed_steps(first.run_dir)
     engine2 = _ListingEngine()
     second = execute_run(config, engine_factory=lambda p, c: engine2, progress=False,
                          resume_dir=first.run_dir)
     assert second.status == "complete" and second.run_dir == first.run_dir
-    after = _committed(first.run_dir)
+    after = committed_steps(first.run_dir)
     assert before is not None and after is not None and before <= after
     db = open_run_db(first.run_dir)
     try:
