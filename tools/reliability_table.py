@@ -2,6 +2,7 @@
 
     python tools/reliability_table.py            # runs tests/security, then writes the table
     python tools/reliability_table.py --json F   # renders counts already collected in F
+    python tools/reliability_table.py --save-json F   # runs the tests and keeps the counts
 
 Every number in the table is counted by a test while it runs (tests/security/conftest.py
 `reliability` fixture, written to $EDGEAGENT_RELIABILITY_JSON); nothing here is typed by hand.
@@ -55,11 +56,19 @@ def render(counts: dict, summary: str, isolation: dict) -> str:
          "together with a SIGKILLed edgeagent has no step left to record it), "
          f"{get(esc, 'not_contained')} not contained "
          "(skipped: isolation missing on this machine)"),
-        ("SIGKILL at random points, then `run --resume` (test_resume.py)",
-         f"{get(res, 'kill_points')} kill points over {get(res, 'runs')} run(s), "
+        ("SIGKILL at random points, then `--resume` (test_resume.py, test_kill_points.py)",
+         f"{get(res, 'kill_points')} kill points in `run` {get('kill_points', 'run')}, "
+         f"`replay` {get('kill_points', 'replay')} and `sweep` {get('kill_points', 'sweep')}"
+         f" over {get(res, 'runs')} run or sweep directories, "
          f"{get(res, 'steps_committed')} steps committed, "
          f"**{get(res, 'steps_lost')} steps lost**, "
-         f"{get(res, 'attempts_superseded')} unfinished attempts superseded"),
+         f"{get(res, 'attempts_superseded')} unfinished attempts superseded; every one "
+         "resumed to `complete`"),
+        ("SIGKILL of `serve` while an agent asks (test_kill_points.py)",
+         f"{get('kill_points', 'serve')} kill points, {get('kill_points', 'serve_answers')} "
+         f"answers received by the client, **{get('kill_points', 'serve_held_steps_lost')} "
+         "not in run.db**: at most one per kill, the step held until the agent's next "
+         "request ends its tool interval (see below)"),
         ("Bad or hostile input (test_bad_input.py)",
          f"{get(bad, 'tried')} tried, {get(bad, 'clear_error')} one-line errors naming "
          "the file/line/key (exit 2, or 1 from `tasks validate`)"),
@@ -114,6 +123,9 @@ def render(counts: dict, summary: str, isolation: dict) -> str:
         "  out of the runner's frames are caught. Code that lies about its own tests from",
         "  inside that process (it traces the child's loop and rewrites each answer in turn, or",
         "  patches something other than unittest the tests rely on) is not.",
+        "- `serve` holds each answered request's step until the agent's next request, which",
+        "  ends its tool interval (the agent's own time); a SIGKILL of the server before that",
+        "  request takes that one step with it. SIGTERM and Ctrl-C record it.",
         "- The disk limit is polled every 0.1 s: one command can overshoot it by what it writes",
         "  in that time (each file stays under RLIMIT_FSIZE); a command that finishes between",
         "  two polls is told it went over, and its files stay for the agent to remove.",
@@ -191,14 +203,21 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", type=Path, help="counts collected earlier (skip running tests)")
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "reliability.md")
+    ap.add_argument("--save-json", type=Path, metavar="F",
+                    help="also keep the counts and the test summary in F (for --json later)")
     args = ap.parse_args()
     if args.json is not None:
-        counts, summary = json.loads(args.json.read_text()), "(counts from " + str(args.json) + ")"
+        saved = json.loads(args.json.read_text())
+        counts = saved.get("counts", saved)  # a --save-json file, or the bare counts
+        summary = saved.get("summary") or f"(counts from {args.json})"
     else:
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "reliability.json"
             summary = run_tests(path)
             counts = json.loads(path.read_text()) if path.exists() else {}
+        if args.save_json is not None:
+            args.save_json.write_text(json.dumps({"summary": summary, "counts": counts},
+                                                 indent=1, sort_keys=True) + "\n")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(render(counts, summary, _isolation()))
     print(f"wrote {args.out}")

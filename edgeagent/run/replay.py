@@ -226,20 +226,33 @@ def execute_replay(
     replay_info = _replay_info(config, source, engine, choice, sampling_note,
                                reexecute_tools=reexecute_tools,
                                inject_tool_delay=inject_tool_delay, preset=preset)
+    (run_dir / TURNS_FILE).touch()
+    return _metered_replay(config, source, model, engine, tool_format, settings, run_dir,
+                           replay_info, sinks=sinks, stop_requested=stop_requested,
+                           peak_rss_scope=peak_rss_scope, reexecute_tools=reexecute_tools)
+
+
+def _metered_replay(config: RunConfig, source: ReplaySource, model: Any, engine: Any,
+                    tool_format: Any, settings: ReplaySettings, run_dir: Path,
+                    replay_info: dict[str, Any], *, sinks: Sequence[EventSink],
+                    stop_requested: Callable[[], bool], peak_rss_scope: str,
+                    reexecute_tools: bool, plan: ResumePlan | None = None) -> ReplayResult:
+    """The session around the conversations: store, meter, provenance, the summary files
+    written from the closed run.db."""
     device = device_provenance(engine)  # before the session: not inside the run's time
-    summary: dict[str, Any] = {}  # the summary files, written from the closed run.db
+    summary: dict[str, Any] = {}
     session = RunSession.open(
         config, run_dir, {**config.to_dict(), "replay": replay_info}, engine, sinks,
-        stop_requested=stop_requested, peak_rss_scope=peak_rss_scope,
+        stop_requested=stop_requested, resume=plan, peak_rss_scope=peak_rss_scope,
         after_close=lambda: summary.update(write_summary(run_dir, replay_info)))
-    (run_dir / TURNS_FILE).touch()
     with session:
         provenance = build_provenance(config, model, engine, session.power, device)
         provenance["replay"] = replay_info
         provenance["tool_format"] = tool_format.to_dict()
         session.emit(RunStarted(run_dir.name, str(run_dir), f"replay:{source.label}",
                                 tuple(c.id for c in source.conversations), provenance))
-        _replay_all(session, source, config, engine, settings, reexecute_tools, stop_requested)
+        _replay_all(session, source, config, engine, settings, reexecute_tools, stop_requested,
+                    plan)
     return ReplayResult(run_dir, session.status, summary)
 
 
@@ -289,21 +302,10 @@ def _resume(config: RunConfig, source: ReplaySource, resume_dir: Path, *,
                               config.grammar, tool_format.resolved)
     run_dir = plan.run_dir
     set_aside_unfinished_turns(run_dir, set(plan.done))
-    device = device_provenance(engine)
-    summary: dict[str, Any] = {}
-    session = RunSession.open(
-        config, run_dir, {**config.to_dict(), "replay": replay_info}, engine, sinks,
-        stop_requested=stop_requested, resume=plan, peak_rss_scope=peak_rss_scope,
-        after_close=lambda: summary.update(write_summary(run_dir, replay_info)))
-    with session:
-        provenance = build_provenance(config, model, engine, session.power, device)
-        provenance["replay"] = replay_info
-        provenance["tool_format"] = tool_format.to_dict()
-        session.emit(RunStarted(run_dir.name, str(run_dir), f"replay:{source.label}",
-                                tuple(c.id for c in source.conversations), provenance))
-        _replay_all(session, source, config, engine, settings, reexecute_tools, stop_requested,
-                    plan)
-    return ReplayResult(run_dir, session.status, summary)
+    return _metered_replay(config, source, model, engine, tool_format, settings, run_dir,
+                           replay_info, sinks=sinks, stop_requested=stop_requested,
+                           peak_rss_scope=peak_rss_scope, reexecute_tools=reexecute_tools,
+                           plan=plan)
 
 
 def set_aside_unfinished_turns(run_dir: Path, done: set[str]) -> None:

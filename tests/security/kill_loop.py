@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import random
-import re
 import signal
 import sqlite3
 import subprocess
@@ -115,26 +114,3 @@ class KillLoop:
             assert done.returncode in (0, 1), done.stderr
             assert self.seen(run_dir)
 
-
-_READY = re.compile(r"serving (http://127\.0\.0\.1:\d+/v1) .*recording to (\S+);")
-
-
-def start_serve(edgeagent: Path, model: Path, out: Path) -> tuple[subprocess.Popen, str, Path]:
-    """`edgeagent serve` in its own process group on a free port: (process, URL, run dir)."""
-    proc = subprocess.Popen(
-        [str(edgeagent), "serve", "--model", str(model), "--port", "0", "--threads", "1",
-         "--n-ctx", "2048", "--out", str(out)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    assert proc.stderr is not None
-    deadline = time.monotonic() + 120
-    lines = []
-    while time.monotonic() < deadline:
-        line = proc.stderr.readline()
-        if not line:
-            break
-        lines.append(line)
-        match = _READY.search(line)
-        if match:
-            return proc, match.group(1), Path(match.group(2))
-    os.killpg(proc.pid, signal.SIGKILL)
-    raise AssertionError("serve did not start: " + "".join(lines))

@@ -15,7 +15,8 @@ import time
 from pathlib import Path
 
 import pytest
-from kill_loop import KillLoop, Steps, committed_steps, start_serve
+from kill_loop import KillLoop, Steps, committed_steps
+from serve_process import start_serve
 
 from edgeagent.results.store import open_run_db
 
@@ -43,7 +44,7 @@ def test_replay_sigkill_at_random_points_then_resume(tiny_model_path: Path, tmp_
              *MODEL_ARGS],
         resume=lambda d: [str(EDGEAGENT), "replay", "--resume", str(d), "--threads", "1"],
         out=out, cwd=tmp_path, wait_s=(0.3, 4.0), seed=20261203)
-    loop.run(kills=30, budget_s=110)
+    loop.run(kills=35, budget_s=130)
     loop.finish_all()
     superseded_total = 0
     for run_dir in loop.committed:
@@ -89,7 +90,7 @@ def test_sweep_sigkill_at_random_points_then_resume(tiny_model_path: Path, tmp_p
              "--out", str(out), *MODEL_ARGS],
         resume=lambda d: [str(EDGEAGENT), "sweep", "--resume", str(d)],
         out=out, cwd=tmp_path, steps_of=_sweep_steps, wait_s=(1.0, 8.0), seed=20261204)
-    loop.run(kills=15, budget_s=110)
+    loop.run(kills=15, budget_s=150)
     loop.finish_all(timeout_s=240)
     for sweep_dir in loop.committed:
         index = json.loads((sweep_dir / "sweep.json").read_text())
@@ -127,9 +128,9 @@ def test_serve_sigkill_mid_requests_loses_no_answered_request(
     pytest.importorskip("httpx")
     rng = random.Random(20261205)
     kills = held = answers = 0
-    for round_ in range(15):
+    for round_ in range(20):
         out = tmp_path / f"serve{round_}"
-        proc, url, run_dir = start_serve(EDGEAGENT, tiny_model_path, out)
+        proc, url, run_dir = start_serve(tiny_model_path, out, own_group=True)
         answered: list[int] = []
         stop = threading.Event()
         client = threading.Thread(target=_ask_until_killed, args=(url, answered, stop))

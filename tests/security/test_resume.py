@@ -17,8 +17,8 @@ from edgeagent import cli
 from edgeagent.results.store import open_run_db
 
 EDGEAGENT = Path(sys.executable).with_name("edgeagent")
-KILLS = 40
-BUDGET_S = 120.0
+KILLS = 35
+BUDGET_S = 160.0
 RUN_ARGS = ("--max-steps", "6", "--max-new-tokens", "16", "--n-ctx", "2048", "--threads", "1")
 
 
@@ -46,7 +46,7 @@ def test_sigkill_at_random_points_then_resume(
         new=[str(EDGEAGENT), "run", "--config", str(config), "--model", str(tiny_model_path),
              "--suite", "smoke", "--out", str(out), *RUN_ARGS],
         resume=lambda d: [str(EDGEAGENT), "run", "--resume", str(d), "--threads", "1"],
-        out=out, cwd=tmp_path)
+        out=out, cwd=tmp_path, wait_s=(0.3, 4.0))
     loop.run(kills=KILLS, budget_s=BUDGET_S)
     for run_dir in loop.committed:
         _trajectory_steps(run_dir, final=False)  # every complete line parses

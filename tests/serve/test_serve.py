@@ -9,7 +9,6 @@ whose token counts are the ones the response reported.
 from __future__ import annotations
 
 import json
-import re
 import signal
 import socket
 import subprocess
@@ -20,13 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from serve_process import start_serve
 
 from edgeagent.results.store import open_run_db
 
 openai = pytest.importorskip("openai")
 
 EDGEAGENT = Path(sys.executable).with_name("edgeagent")
-_READY = re.compile(r"serving (http://127\.0\.0\.1:\d+/v1) .*recording to (\S+);")
 
 
 @dataclass
@@ -46,23 +45,7 @@ class Served:
 
 
 def _serve(model: Path, out: Path, *extra: str) -> Served:
-    proc = subprocess.Popen(
-        [str(EDGEAGENT), "serve", "--model", str(model), "--port", "0", "--threads", "1",
-         "--n-ctx", "2048", "--out", str(out), *extra],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    assert proc.stderr is not None
-    deadline = time.monotonic() + 120
-    lines = []
-    while time.monotonic() < deadline:
-        line = proc.stderr.readline()
-        if not line:
-            break
-        lines.append(line)
-        match = _READY.search(line)
-        if match:
-            return Served(proc, match.group(1), Path(match.group(2)))
-    proc.kill()
-    raise AssertionError("serve did not start: " + "".join(lines))
+    return Served(*start_serve(model, out, *extra))
 
 
 @pytest.fixture
