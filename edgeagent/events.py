@@ -218,10 +218,21 @@ class TokenDelta:
     text: str
 
 
+@dataclass(frozen=True)
+class StepAnswered:
+    """A served request's step, stored as soon as its answer is decoded, while the agent's
+    tool interval (its own time, ended by its next request) is still open: a crash before
+    that request cannot take the step. Its tool interval is empty and its observation
+    unknown; the StepRecord with the same (task, attempt, step) replaces it in the store.
+    Displays and the trajectory wait for that StepRecord."""
+
+    step: StepRecord
+
+
 # Sinks ignore the event types they do not know, so live markers cost them nothing.
 Event = (
-    RunStarted | TaskStarted | StepRecord | TaskRecord | RunFinished | SampleBatch
-    | PhaseStarted | TokenDelta
+    RunStarted | TaskStarted | StepRecord | StepAnswered | TaskRecord | RunFinished
+    | SampleBatch | PhaseStarted | TokenDelta
 )
 
 

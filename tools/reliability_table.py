@@ -66,9 +66,9 @@ def render(counts: dict, summary: str, isolation: dict) -> str:
          "resumed to `complete`"),
         ("SIGKILL of `serve` while an agent asks (test_kill_points.py)",
          f"{get('kill_points', 'serve')} kill points, {get('kill_points', 'serve_answers')} "
-         f"answers received by the client, **{get('kill_points', 'serve_held_steps_lost')} "
-         "not in run.db**: at most one per kill, the step held until the agent's next "
-         "request ends its tool interval (see below)"),
+         f"answers received by the client, **{get('kill_points', 'serve_steps_lost')} "
+         "not in run.db** (each stored before it goes out; the agent's tool interval after "
+         "the last one stays empty)"),
         ("Bad or hostile input (test_bad_input.py)",
          f"{get(bad, 'tried')} tried, {get(bad, 'clear_error')} one-line errors naming "
          "the file/line/key (exit 2, or 1 from `tasks validate`)"),
@@ -123,9 +123,9 @@ def render(counts: dict, summary: str, isolation: dict) -> str:
         "  out of the runner's frames are caught. Code that lies about its own tests from",
         "  inside that process (it traces the child's loop and rewrites each answer in turn, or",
         "  patches something other than unittest the tests rely on) is not.",
-        "- `serve` holds each answered request's step until the agent's next request, which",
-        "  ends its tool interval (the agent's own time); a SIGKILL of the server before that",
-        "  request takes that one step with it. SIGTERM and Ctrl-C record it.",
+        "- A SIGKILL of `serve` keeps every answered request's step but not the agent's own",
+        "  time after the last one: that tool interval ends with the agent's next request, and",
+        "  the step stored before it goes out has an empty one. SIGTERM and Ctrl-C close it.",
         "- The disk limit is polled every 0.1 s: one command can overshoot it by what it writes",
         "  in that time (each file stays under RLIMIT_FSIZE); a command that finishes between",
         "  two polls is told it went over, and its files stay for the agent to remove.",

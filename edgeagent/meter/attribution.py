@@ -14,6 +14,7 @@ from ..events import (
     PhaseEnergy,
     RunFinished,
     SampleBatch,
+    StepAnswered,
     StepRecord,
     TaskRecord,
     TaskStarted,
@@ -95,6 +96,8 @@ class MeteredSink:
         elif isinstance(event, StepRecord):
             event = self._metered(event)
             self._flush_samples()
+        elif isinstance(event, StepAnswered):  # its StepRecord follows: the same interval
+            event = StepAnswered(self._metered(event.step, advance=False))
         elif isinstance(event, RunFinished):
             self._flush_samples()
         self.inner.emit(event)
@@ -116,10 +119,13 @@ class MeteredSink:
             average_w=energy.joules / seconds if energy.joules is not None and seconds else None,
         )
 
-    def _metered(self, step: StepRecord) -> StepRecord:
+    def _metered(self, step: StepRecord, advance: bool = True) -> StepRecord:
+        """The step with its phases' energy; `advance` moves the start of the next step's
+        `other` interval to this step's end (not for a step that will be recorded again)."""
         stats = self.sampler.window_stats(step.t_start_ns, step.t_tool_end_ns)
         other_from = self._other_from if self._other_from is not None else step.t_start_ns
-        self._other_from = step.t_tool_end_ns
+        if advance:
+            self._other_from = step.t_tool_end_ns
         retrieval = step.energy_retrieval
         if step.t_retrieval_start_ns is not None and step.t_retrieval_end_ns is not None:
             retrieval = self.energy(step.t_retrieval_start_ns, step.t_retrieval_end_ns)

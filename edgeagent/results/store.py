@@ -24,6 +24,7 @@ from ..events import (
     RunFinished,
     RunStarted,
     SampleBatch,
+    StepAnswered,
     StepRecord,
     TaskRecord,
     TaskStarted,
@@ -204,6 +205,8 @@ class RunStore:
     def _emit(self, event: Event) -> None:
         if isinstance(event, StepRecord):
             self._step(event)
+        elif isinstance(event, StepAnswered):
+            self._step_row_only(event.step)
         elif isinstance(event, TaskStarted):
             self._append(event.task_id, {"type": "task_started", **dataclasses.asdict(event)})
         elif isinstance(event, TaskRecord):
@@ -250,12 +253,17 @@ class RunStore:
                                    "attempt": attempt, "steps": n})
 
     def _step(self, step: StepRecord) -> None:
+        self._step_row_only(step)
+        self._append(step.task_id, {"type": "step", **step.to_dict()})
+
+    def _step_row_only(self, step: StepRecord) -> None:
+        """The step's row (a served step answered but not closed yet is only this: the
+        trajectory gets the step once, when it is whole)."""
         names = ", ".join(n for n, _ in STEP_COLUMNS)
         marks = ", ".join("?" for _ in STEP_COLUMNS)
         with self.db:
             self.db.execute(f"INSERT OR REPLACE INTO steps ({names}) VALUES ({marks})",
                             _step_row(step))
-        self._append(step.task_id, {"type": "step", **step.to_dict()})
 
     def _task(self, task: TaskRecord) -> None:
         names = ", ".join(TASK_COLUMNS)

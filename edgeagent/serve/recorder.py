@@ -2,10 +2,12 @@
 a live step, and the time from one response to the next request is the agent's own time (its
 tool wait, in the step's tool phase).
 
-A step is held until the agent's next request (or the task's end) closes its tool interval,
-then emitted to the session's sink, which meters, stores and prints it. The agent's tool
-results are read back from that next request: whatever it appended after the assistant turn
-is the step's observation.
+A step's tool interval stays open until the agent's next request (or the task's end) closes
+it; then the step is emitted to the session's sink, which meters, stores and prints it. Before
+its answer goes out, the step is stored once already as it stands (a StepAnswered, empty tool
+interval): a crash while the agent works cannot take an answer the agent has received. The
+agent's tool results are read back from that next request: whatever it appended after the
+assistant turn is the step's observation.
 
 The recorder also keeps the task's limits: past the step limit it refuses requests and says
 so, so the runner can stop the agent and record `max_steps`.
@@ -22,9 +24,12 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from ..engine.base import Generation, Message
-from ..events import EventSink, StepRecord, TaskStarted, step_record
+from ..events import EventSink, StepAnswered, StepRecord, TaskStarted, step_record
 
 T = TypeVar("T")
+# how long an answer waits for its step to be stored before it goes out regardless (the
+# owner thread is between pumps for at most its poll interval, or is ending the task)
+STORE_WAIT_S = 2.0
 
 
 @dataclass(frozen=True)
@@ -64,7 +69,9 @@ class StepRecorder:
 
     def __init__(self, sink: EventSink, count_tokens: Callable[[str], int]) -> None:
         self._sink = sink
-        self._ready: queue.SimpleQueue[StepRecord] = queue.SimpleQueue()
+        # each with the Event set once the sink has it (None: nobody waits)
+        self._ready: queue.SimpleQueue[tuple[StepRecord | StepAnswered,
+                                             threading.Event | None]] = queue.SimpleQueue()
         self._count_tokens = count_tokens
         self._lock = threading.Lock()
         self._task: tuple[str, int] | None = None
@@ -124,11 +131,15 @@ class StepRecorder:
         count = 0
         while True:
             try:
-                step = self._ready.get(timeout=wait_s) if wait_s > 0 and not count else \
-                    self._ready.get_nowait()
+                event, stored = self._ready.get(timeout=wait_s) if wait_s > 0 and not count \
+                    else self._ready.get_nowait()
             except queue.Empty:
                 return count
-            self._sink.emit(step)
+            try:
+                self._sink.emit(event)
+            finally:
+                if stored is not None:
+                    stored.set()
             count += 1
 
     def _wait(self, job: Future[T], stop_requested: Callable[[], object] = lambda: False,
@@ -174,16 +185,22 @@ class StepRecorder:
 
     def record(self, epoch: int, gen: Generation, wall_start: float, action_name: str | None,
                action_args: dict[str, object] | None) -> None:
-        """A request of task `epoch` was answered (its response written): held until the
-        next request. Dropped when that task is over."""
+        """A request of task `epoch` was decoded and its answer is about to go out: stored as
+        it stands (waits for the owner's thread to store it, at most STORE_WAIT_S), then held
+        until the next request closes its tool interval. Dropped when that task is over."""
         now = time.monotonic_ns()
+        stored = threading.Event()
         with self._lock:
             if self._task is None or epoch != self.epoch:
                 return
-            self._pending = _Pending(gen, self._steps, wall_start, action_name, action_args,
-                                     now)
+            pending = _Pending(gen, self._steps, wall_start, action_name, action_args, now)
+            self._pending = pending
             self._steps += 1
             self._context = gen.context_tokens + len(gen.tokens)
+            task_id, attempt = self._task
+            self._ready.put((StepAnswered(_step(pending, task_id, attempt, now, now, "", 0)),
+                             stored))
+        stored.wait(STORE_WAIT_S)
 
     def _hit(self, limit: str, detail: str) -> None:
         if self._limit_hit is None:
@@ -196,8 +213,8 @@ class StepRecorder:
             return
         task_id, attempt = self._task
         start = min(pending.t_response_end_ns, t_end_ns)
-        self._ready.put(_step(pending, task_id, attempt, start, t_end_ns, observation,
-                              self._count_tokens(observation) if observation else 0))
+        self._ready.put((_step(pending, task_id, attempt, start, t_end_ns, observation,
+                               self._count_tokens(observation) if observation else 0), None))
 
 
 def _step(p: _Pending, task_id: str, attempt: int, tool_start: int, tool_end: int,

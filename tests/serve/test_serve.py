@@ -78,6 +78,10 @@ def test_requests_become_steps_with_the_engines_counts(served: Served) -> None:
                                            temperature=0)
     assert first.object == "chat.completion"
     assert first.choices[0].message.role == "assistant"
+    # stored before the answer went out, its tool interval (the agent's time) still open
+    (answered,) = _steps(served.run_dir)
+    assert answered["raw_output"] == first.choices[0].message.content
+    assert answered["tool_ms"] == 0
     time.sleep(0.3)  # the agent's own time: the first step's tool phase
     messages += [{"role": "assistant", "content": first.choices[0].message.content},
                  {"role": "user", "content": "Again."}]
@@ -95,8 +99,9 @@ def test_requests_become_steps_with_the_engines_counts(served: Served) -> None:
     # token, sampled and never evaluated)
     assert steps[1]["reused_tokens"] >= (first.usage.prompt_tokens
                                          + first.usage.completion_tokens - 1)
-    assert steps[0]["tool_ms"] >= 300  # the gap between the response and the next request
-    (first_step,) = [e for e in _trajectory(served.run_dir) if e["type"] == "step"][:1]
+    # the gap between the response and the next request: the stored row was replaced
+    assert steps[0]["tool_ms"] >= 300
+    first_step, _ = [e for e in _trajectory(served.run_dir) if e["type"] == "step"]
     assert first_step["observation"] == "Again."  # what the agent sent after the answer
 
 
