@@ -565,6 +565,7 @@ class LlamaCppEngine:
         finally:
             chooser.close()
         extra.update(grammar_checks=chooser.checks, grammar_rejections=chooser.rejections,
+                     grammar_full_filters=chooser.full_filters,
                      grammar_ms=chooser.grammar_ns / 1e6)
         return reused, log
 

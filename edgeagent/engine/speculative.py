@@ -485,6 +485,7 @@ class _SpeculativeDecode:
         if grammar:
             chooser = self.chooser
             extra.update(grammar_checks=chooser.checks, grammar_rejections=chooser.rejections,
+                         grammar_full_filters=chooser.full_filters,
                          grammar_ms=chooser.grammar_ns / 1e6)
 
 

@@ -222,6 +222,28 @@ def test_fast_grammar_path_exercises_both_branches(engine: LlamaCppEngine) -> No
     assert 0 < rejections < checks
 
 
+# A grammar whose tokens a random-weight model seldom ranks among its top candidates: some
+# rejected argmaxes are then decided by filtering the whole vocabulary.
+RARE_GBNF = 'root ::= [\u0400-\u04ff]{1,12} "."'
+
+
+def test_a_rejected_argmax_is_decided_among_the_top_candidates_or_the_whole_vocabulary(
+        engine: LlamaCppEngine) -> None:
+    """Both ways of finding the best allowed token after a rejection pick what the
+    full-vocabulary sampler chain picks."""
+    decided_in_top = full_filters = 0
+    for grammar in (action_grammar(NO_ARG_SPECS), RARE_GBNF):
+        (old, *_), (new, *_) = (
+            runs[0] for runs in _both_paths(engine, [_turn("Run the tests.")], grammar, 24)
+            .values())
+        _assert_same(old, new)
+        rejections, full = new.extra["grammar_rejections"], new.extra["grammar_full_filters"]
+        assert 0 <= full <= rejections
+        decided_in_top += rejections - full
+        full_filters += full
+    assert decided_in_top > 0 and full_filters > 0  # both ways were taken
+
+
 @pytest.mark.parametrize("grammar", [action_grammar(NO_ARG_SPECS), SMALL_GBNF])
 def test_fast_grammar_multi_turn_reuse_matches_llama_generate(
     engine: LlamaCppEngine, grammar: str
