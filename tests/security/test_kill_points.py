@@ -147,3 +147,46 @@ def test_serve_sigkill_mid_requests_loses_no_answered_request(
         answers += len(answered)
     assert answers >= kills  # the kills fell while requests were being answered
     reliability("kill_points", serve=kills, serve_answers=answers, serve_steps_lost=lost)
+
+
+def _bfcl_missing() -> str:
+    from edgeagent.accuracy import AstChecker
+    from edgeagent.errors import UserError
+
+    try:
+        AstChecker()
+    except UserError as exc:
+        return str(exc)
+    return ""
+
+
+def test_accuracy_sigkill_at_random_points_then_resume(
+        tiny_tools_model_path: Path, tmp_path: Path, reliability) -> None:
+    """`edgeagent accuracy` killed anywhere (BFCL's data loading, a sample mid-decode, the
+    results being written): run.db keeps every committed step, and `--resume` ends with
+    each sample recorded once and the run complete. Needs the [accuracy] extra."""
+    missing = _bfcl_missing()
+    if missing:
+        pytest.skip(f"needs the [accuracy] extra (bfcl-eval): {missing}")
+    from edgeagent.accuracy import RESULTS_FILE, SAMPLES_FILE
+
+    out = tmp_path / "runs"
+    loop = KillLoop(
+        new=[str(EDGEAGENT), "accuracy", "--model", str(tiny_tools_model_path),
+             "--subset", "simple_python,irrelevance,live_simple", "--limit", "9",
+             "--max-new-tokens", "8", "--threads", "1", "--out", str(out)],
+        resume=lambda d: [str(EDGEAGENT), "accuracy", "--resume", str(d), "--threads", "1"],
+        out=out, cwd=tmp_path, wait_s=(1.0, 10.0), seed=20261206)
+    loop.run(kills=12, budget_s=150)
+    loop.finish_all(timeout_s=240)
+    for run_dir in loop.committed:
+        status, kept, _ = _kept(run_dir)
+        assert status == "complete"
+        assert len({t["task_id"] for t in kept}) == len(kept) == 9
+        ids = [json.loads(x)["id"] for x in (run_dir / SAMPLES_FILE).read_text().splitlines()
+               if x.endswith("}")]
+        assert len(set(ids)) == 9
+        assert json.loads((run_dir / RESULTS_FILE).read_text())
+    assert loop.kills >= 5, f"only {loop.kills} kill points"
+    assert loop.lost == 0
+    reliability("kill_points", accuracy=loop.kills)
