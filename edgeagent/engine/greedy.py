@@ -164,7 +164,7 @@ class GreedyChooser:
         self.full_filters += 1
         view = self._view["logit"]
         view[:] = logits
-        self._view["id"] = np.arange(self._n_vocab)
+        self._view["id"][:self._top_k] = np.arange(self._top_k)  # the rest were never moved
         full = self._full
         full.data = ctypes.cast(self._data, lc.llama_token_data_p)
         full.size = self._n_vocab

@@ -168,7 +168,7 @@ def test_accuracy_sigkill_at_random_points_then_resume(
     missing = _bfcl_missing()
     if missing:
         pytest.skip(f"needs the [accuracy] extra (bfcl-eval): {missing}")
-    from edgeagent.accuracy import RESULTS_FILE, SAMPLES_FILE
+    from edgeagent.accuracy import RESULTS_FILE, read_samples
 
     out = tmp_path / "runs"
     loop = KillLoop(
@@ -183,9 +183,7 @@ def test_accuracy_sigkill_at_random_points_then_resume(
         status, kept, _ = _kept(run_dir)
         assert status == "complete"
         assert len({t["task_id"] for t in kept}) == len(kept) == 9
-        ids = [json.loads(x)["id"] for x in (run_dir / SAMPLES_FILE).read_text().splitlines()
-               if x.endswith("}")]
-        assert len(set(ids)) == 9
+        assert len(read_samples(run_dir)) == 9
         assert json.loads((run_dir / RESULTS_FILE).read_text())
     assert loop.kills >= 5, f"only {loop.kills} kill points"
     assert loop.lost == 0
