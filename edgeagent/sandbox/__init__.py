@@ -1,6 +1,6 @@
 """Where actions run: a throwaway copy of the task's repository (workspace.py), commands
-under limits and confinement (process.py, confine.py), and the agent's tools (tools.py,
-edit_match.py)."""
+under limits and confinement (process.py, confine.py), what a command may add to the workspace
+(disk.py, overlay_merge.py), and the agent's tools (tools.py, edit_match.py)."""
 
 from ..exports import lazy_exports
 

@@ -27,8 +27,13 @@ status it reports or the bytes it relays.
 
 Standalone on purpose (stdlib only, no edgeagent import): it starts for every command, so it
 must start fast, and it must not depend on anything the command could have changed.
+With `quota:BYTES:ENTRIES:FD` (only ever passed with `unshare --pid`) the workspace is an
+overlay whose changes wait in a tmpfs of BYTES and ENTRIES, the kernel's hard bound on what the
+command adds; pid 1 merges them into the real workspace once every process of the command is
+gone (overlay_merge.py) and writes what happened to FD (see _Layer.finish).
+
 Usage: confine.py WORKSPACE TMPFS_SIZE SHELL COMMAND
-                  [bind:PATH | mask:PATH | forward:PORT:SOCKET_PATH ...]
+                  [bind:PATH | mask:PATH | forward:PORT:SOCKET_PATH | quota:BYTES:ENTRIES:FD]
 Exit code 125 with one line on stderr when the confinement cannot be set up: the command is
 then never run unconfined.
 """
@@ -197,6 +202,12 @@ def main(argv: list[str]) -> int:
     # and listening before the command starts: its first connect cannot be refused
     forward = _forward_spec(extra)
     relay = _prepare_relay(*forward) if forward else None
+    quota = _quota_spec(extra)
+    if quota is not None:  # before any mount: this file's directory may be under /tmp
+        sys.path.append(os.path.dirname(os.path.abspath(__file__)))  # after the stdlib's own
+        import signal  # noqa: F401 (kept in sys.modules for _init and _Layer.finish)
+
+        import overlay_merge  # noqa: F401 (kept in sys.modules for _mount_workspace)
     binds = sorted({e[5:] for e in extra if e.startswith("bind:") and os.path.lexists(e[5:])})
     masks = sorted({e[5:] for e in extra if e.startswith("mask:") and os.path.lexists(e[5:])})
     _mount(None, "/", None, MS_REC | MS_PRIVATE, None)
@@ -235,17 +246,102 @@ def main(argv: list[str]) -> int:
     for fd in fds.values():
         os.close(fd)
     os.makedirs(root + ws, exist_ok=True)
-    _bind_fd(ws_fd, root + ws, recursive=False)
-    # writable: a new bind is, whatever its parent; no set-uid files or devices in it
-    _mount(None, root + ws, None, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV, None)
+    layer = _mount_workspace(ws_fd, root + ws, quota)
     os.close(ws_fd)
     _pivot(root)
     os.chdir(ws)
     _drop_privileges()
     if os.getpid() == 1 or relay is not None:
-        return _init(shell, command, relay)
+        return _init(shell, command, relay, layer)
     os.execv(shell, [shell, "-c", command])
     return CANNOT_CONFINE  # not reached
+
+
+LAYER_SPARE_INODES = 5  # the layer tmpfs's own: its root, upper/, work/, work/work, one more
+FULL_MARGIN = 64 * 1024  # less free than this in the layer: the command filled it
+
+
+class _Layer:
+    """The workspace as the command saw it, an overlay: where its changes wait (upper, a
+    size-capped tmpfs), the real workspace they go to, and where the result is reported."""
+
+    def __init__(self, upper: int, real: int, status: int, merger: object) -> None:
+        self.upper, self.real, self.status, self.merger = upper, real, status, merger
+
+    def finish(self) -> None:
+        """Merge the changes into the real workspace, then report on the status descriptor
+        (after `started`, written when the layer was mounted): `merged`, then `full bytes` /
+        `full entries` when the command filled its layer, `problem LINE` for
+        each change that could not be applied, `problems N` for how many in all."""
+        import signal
+
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a file over RLIMIT_FSIZE: EFBIG, a line
+        lines = ["merged"]  # last: a report without it was cut short (pid 1 killed)
+        vfs = os.fstatvfs(self.upper)
+        if vfs.f_bavail * vfs.f_frsize < FULL_MARGIN:
+            lines.append("full bytes")
+        if vfs.f_favail == 0:
+            lines.append("full entries")
+        try:
+            problems = self.merger.merge(self.upper, self.real)  # type: ignore[attr-defined]
+            lines += [f"problem {line}" for line in problems.lines]
+            count = problems.count
+        except OSError as exc:  # the real workspace itself: gone, read-only, full
+            lines.append(f"problem the workspace: {exc.strerror or exc}")
+            count = 1
+        if count:
+            lines.append(f"problems {count}")
+        os.write(self.status, "\n".join(lines).encode("utf-8", "replace")[:4000])
+        os.close(self.status)
+
+
+def _quota_spec(extra: list[str]) -> tuple[int, int, int] | None:
+    """(bytes, entries, status descriptor) from the one `quota:BYTES:ENTRIES:FD` entry."""
+    specs = [e[len("quota:"):] for e in extra if e.startswith("quota:")]
+    if not specs:
+        return None
+    if len(specs) > 1:
+        raise ValueError("more than one quota: entry")
+    size, entries, fd = (int(x) for x in specs[0].split(":"))
+    if size <= 0 or entries <= 0:
+        raise ValueError(f"bad quota: entry {specs[0]!r}")
+    if os.getpid() != 1:  # only a namespace's pid 1 outlives every process of the command
+        raise ValueError("quota: needs a pid namespace (unshare --pid)")
+    os.fstat(fd)  # the caller's status pipe: there, and never passed on to the command
+    os.set_inheritable(fd, False)
+    return size, entries, fd
+
+
+def _mount_workspace(ws_fd: int, target: str,
+                     quota: tuple[int, int, int] | None) -> _Layer | None:
+    """The workspace at target, writable: bound as it is, or (with a quota) as an overlay
+    whose upper layer is a tmpfs of that size and entry count, the real workspace below it
+    untouched until _Layer.finish. A read-only workspace is bound: the command meets EROFS."""
+    here = f"/proc/self/fd/{ws_fd}"  # its path may be covered: the new root is over /tmp
+    if quota is None or _rofs(here):
+        _bind_fd(ws_fd, target, recursive=False)
+        # writable: a new bind is, whatever its parent; no set-uid files or devices in it
+        _mount(None, target, None, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV, None)
+        return None
+    import overlay_merge  # already loaded by main, before the mounts
+
+    size, entries, status = quota
+    _mount("edgeagent-layer", target, "tmpfs", MS_NOSUID | MS_NODEV,
+           f"size={size},nr_inodes={entries + LAYER_SPARE_INODES},mode=0700")
+    os.mkdir(target + "/upper")
+    os.chmod(target + "/upper", os.stat(ws_fd).st_mode & 0o7777)  # the merged root's own mode
+    os.mkdir(target + "/work", 0o700)
+    upper = os.open(target + "/upper", os.O_RDONLY | os.O_DIRECTORY)
+    work = os.open(target + "/work", os.O_PATH | os.O_DIRECTORY)
+    # no redirects or metacopy: a renamed directory or a chmod-ed file would otherwise be
+    # a pointer into the lower layer, which the merge does not follow
+    _mount("edgeagent-workspace", target, "overlay", MS_NOSUID | MS_NODEV,
+           f"lowerdir=/proc/self/fd/{ws_fd},upperdir=/proc/self/fd/{upper},"
+           f"workdir=/proc/self/fd/{work},userxattr,redirect_dir=nofollow,metacopy=off,index=off")
+    os.close(work)
+    real = os.open(here, os.O_RDONLY | os.O_DIRECTORY)
+    os.write(status, b"started\n")
+    return _Layer(upper, real, status, overlay_merge)
 
 
 def _bind_tops(root: str, tops: list[str], fds: dict[str, int]) -> None:
@@ -344,7 +440,8 @@ class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
-def _init(shell: str, command: str, relay: threading.Thread | None = None) -> int:
+def _init(shell: str, command: str, relay: threading.Thread | None = None,
+          layer: _Layer | None = None) -> int:
     """PID 1 of the namespace: run the shell as a child (pid 1 ignores `kill -9 $$`), reap
     orphans, exit with the shell's status; the kernel then kills whatever is left.
 
@@ -354,8 +451,16 @@ def _init(shell: str, command: str, relay: threading.Thread | None = None) -> in
 
     Not dumpable: a process of the same uid and capabilities (the command) could otherwise
     ptrace it and rewrite the exit status it reports or the bytes it relays. The shell
-    inherits the flag until its execv, which gives an ordinary program its own back."""
+    inherits the flag until its execv, which gives an ordinary program its own back.
+
+    With a layer (the workspace as an overlay), the shell's end or SIGUSR1 (the caller's
+    timeout) ends every other process of the namespace, then the layer is merged into the
+    real workspace before this process exits: nothing writes while it is merged."""
     _check(_libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0), "make the supervisor undumpable")
+    if layer is not None:
+        import signal
+
+        signal.signal(signal.SIGUSR1, lambda *_: _kill_others())
     child = os.fork()
     if child == 0:
         try:
@@ -370,9 +475,31 @@ def _init(shell: str, command: str, relay: threading.Thread | None = None) -> in
         except ChildProcessError:
             return CANNOT_CONFINE
         if pid == child:
+            if layer is not None:
+                _end_all()
+                layer.finish()
             if os.WIFSIGNALED(status):
                 return 128 + os.WTERMSIG(status)
             return os.WEXITSTATUS(status)
+
+
+def _kill_others() -> None:
+    """SIGKILL every process of this pid namespace but its pid 1 (this one)."""
+    try:
+        os.kill(-1, 9)
+    except ProcessLookupError:
+        pass
+
+
+def _end_all() -> None:
+    """Kill and reap until this pid 1 has no process left under it (a fork bomb forks while
+    it is killed: again until none is left)."""
+    while True:
+        _kill_others()
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            return
 
 
 SIOCGIFFLAGS = 0x8913  # the same on every Linux architecture (linux/sockios.h)

@@ -30,6 +30,9 @@ from typing import Any
 
 import psutil
 
+from .disk import POLL_S as DISK_POLL_S
+from .disk import DiskWatch, Layer, mb
+
 _READ_CHUNK = 64 * 1024
 # Where pidfds are missing, the longest wait between checks for an exited shell.
 _POLL_S = 0.05
@@ -41,8 +44,8 @@ _CONFINE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "confine.py"
 _TMPFS_SIZE = "256m"  # each private tmpfs; memory-backed, so bounded
 _CGROUP_V1 = {"pids": "/sys/fs/cgroup/pids", "memory": "/sys/fs/cgroup/memory"}
 _CGROUP_V2 = "/sys/fs/cgroup"
-# How often a running command's additions to the workspace are measured.
-_DISK_POLL_S = 0.1
+# How long pid 1 of a command's namespace may take to merge its workspace layer once asked.
+_MERGE_WAIT_S = 30.0
 # How often a command that may be cancelled from another thread looks at its flag.
 _CANCEL_POLL_S = 0.1
 # What a command sees of the host: system directories, bound read-only (a symlink such as
@@ -95,6 +98,7 @@ class ProcessLimits:
     network: bool = False  # False -> run in an empty network namespace where this machine allows
     memory_bytes: int = 2 << 30  # all the command's processes together (cgroup)
     disk_bytes: int = 256 << 20  # what one command may add to the workspace
+    workspace_bytes: int = 2 << 30  # the whole workspace (hard bound only; see disk.py)
     disk_entries: int = 100_000  # files and directories one command may add
     hide: tuple[str, ...] = ()  # paths never shown to the command (suites, run dir, models)
     # (port, Unix socket path): the one endpoint the command may reach, as 127.0.0.1:port
@@ -110,6 +114,7 @@ class CommandResult:
     output_bytes: int  # total bytes the command printed, including what was dropped
     wall_ms: float
     limit_hit: str | None = None  # which limit killed it, as one line for the agent
+    limit_killed: bool = True  # False: the limit refused writes (a full layer), killed nothing
 
 
 def truncation_marker(total: int, head: int, tail: int) -> str:
@@ -348,6 +353,49 @@ def _filesystem_probe() -> tuple[tuple[str, ...], str]:
     return (), "none: " + "; ".join(reasons)
 
 
+@functools.lru_cache(maxsize=1)
+def _layer_probe() -> tuple[bool, str]:
+    """(whether commands get the hard disk bound, description): a confined command in a 1 MB
+    layer deletes a file, replaces a directory and writes past the bound; the merge must keep
+    exactly what it did and the bound must hold."""
+    flags = _filesystem_probe()[0]
+    unshare = _unshare()
+    if "--pid" not in flags or unshare is None:
+        return False, "polled: the hard bound needs the filesystem confinement in a pid namespace"
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="edgeagent-probe-") as tmp:
+        ws = Path(tmp, "ws")
+        (ws / "d").mkdir(parents=True)
+        (ws / "d" / "old").write_text("old\n")
+        (ws / "gone").write_text("gone\n")
+        check = ("rm gone && rm -r d && mkdir d && echo new > d/new && "
+                 "! head -c 2M /dev/zero > big 2>/dev/null && echo bounded")
+        layer = Layer(1 << 20, 64, 0, 1 << 30)
+        status_r, status_w = os.pipe()
+        try:
+            done = subprocess.run(
+                [unshare, *flags, *_confine_argv(ws, check), layer.argument(status_w)], cwd=ws,
+                stdin=subprocess.DEVNULL, capture_output=True, timeout=_PROBE_TIMEOUT_S,
+                env={"PATH": "/usr/local/bin:/usr/bin:/bin", "LC_ALL": "C"}, pass_fds=(status_w,))
+        except (OSError, subprocess.SubprocessError) as exc:
+            return False, f"polled: the overlay probe failed ({exc})"
+        finally:
+            os.close(status_w)
+        status = _read_status(status_r) or ""
+        kept = ((ws / "d" / "new").exists() and not (ws / "d" / "old").exists()
+                and not (ws / "gone").exists() and (ws / "big").exists()
+                and (ws / "big").stat().st_size <= 1 << 20)
+        if done.returncode != 0 or b"bounded" not in done.stdout or not kept or \
+                "full bytes" not in status.splitlines():
+            err = (done.stderr or done.stdout).decode("utf-8", "replace").strip().splitlines()
+            why = err[-1] if err else f"exit code {done.returncode}"
+            return False, f"polled: no overlay for the workspace here ({why})"
+    return True, ("hard: the workspace is an overlay whose changes wait in a size-capped tmpfs "
+                  "(bytes and entries one command may add, and the whole workspace's bound); "
+                  "writes past it fail with ENOSPC; merged back when the command ends")
+
+
 def _try_cgroup(root: str, limits: dict[str, str]) -> str | None:
     """None when a child cgroup of root takes these limits, else why not."""
     probe = os.path.join(root, f"edgeagent-probe-{os.getpid()}")
@@ -554,7 +602,7 @@ def isolation_report() -> dict[str, Any]:
         "filesystem": _filesystem_probe()[1],
         "pids": _pids_cgroup_probe()[1],
         "memory": _memory_report(),
-        "disk": "polled: bytes and entries one command adds to the workspace",
+        "disk": _layer_probe()[1],
         "tools": "grep in a child process under the command timeout; write_file refuses "
                  "anything but a regular file",
     }
@@ -587,72 +635,8 @@ def _open_pidfd(pid: int) -> int | None:
         return None
 
 
-@dataclass
-class _DiskWatch:
-    """What one command added to the workspace, measured every _DISK_POLL_S while it runs."""
-
-    root: Path
-    limits: ProcessLimits
-    base_bytes: int = 0
-    base_entries: int = 0
-    next_check: float = 0.0
-    over: str | None = None
-
-    def start(self) -> None:
-        self.base_bytes, self.base_entries = _usage(self.root, None, None)
-        self.next_check = time.monotonic() + _DISK_POLL_S
-
-    def check(self, now: float, final: bool = False) -> bool:
-        """True once the command is over its limit (self.over says how)."""
-        if now < self.next_check and not final:
-            return False
-        self.next_check = now + _DISK_POLL_S
-        max_bytes = self.base_bytes + self.limits.disk_bytes
-        max_entries = self.base_entries + self.limits.disk_entries
-        used, entries = _usage(self.root, max_bytes, max_entries)
-        if used > max_bytes:
-            self.over = (f"the command wrote more than {_mb(self.limits.disk_bytes)} into the "
-                         "workspace (the limit per command){killed}; remove the files it made "
-                         "(rm) before going on")
-        elif entries > max_entries:
-            self.over = (f"the command created more than {self.limits.disk_entries} files and "
-                         "directories in the workspace (the limit per command){killed}; remove "
-                         "them (rm -r) before going on")
-        return self.over is not None
-
-
-def _mb(n: int) -> str:
-    return f"{n / (1 << 20):g} MB"
-
-
-def _usage(root: Path, max_bytes: int | None, max_entries: int | None) -> tuple[int, int]:
-    """(bytes on disk, entries) under root, without recursion or following links; stops
-    counting once past either maximum."""
-    used = entries = 0
-    stack = [str(root)]
-    while stack:
-        try:
-            it = os.scandir(stack.pop())
-        except OSError:
-            continue
-        with it:
-            for entry in it:
-                entries += 1
-                try:
-                    st = entry.stat(follow_symlinks=False)
-                except OSError:
-                    continue
-                used += getattr(st, "st_blocks", 0) * 512 or st.st_size
-                if entry.is_dir(follow_symlinks=False):
-                    stack.append(entry.path)
-        if (max_bytes is not None and used > max_bytes) or (
-                max_entries is not None and entries > max_entries):
-            break
-    return used, entries
-
-
 def _pump(fd: int, pid: int, capture: _Capture, deadline: float,
-          disk: _DiskWatch | None = None, cancel: threading.Event | None = None) -> bool:
+          disk: DiskWatch | None = None, cancel: threading.Event | None = None) -> bool:
     """Read output until the shell exits or `cancel` is set; True if the deadline came
     first (or the disk limit: then disk.over says so).
 
@@ -676,7 +660,7 @@ def _pump(fd: int, pid: int, capture: _Capture, deadline: float,
                     return False
                 wait = remaining if pidfd is not None else min(remaining, poll_s)
                 if disk is not None:
-                    wait = min(wait, _DISK_POLL_S)
+                    wait = min(wait, DISK_POLL_S)
                 if cancel is not None:
                     wait = min(wait, _CANCEL_POLL_S)
                 events = sel.select(wait)
@@ -725,7 +709,8 @@ def _drain(fd: int, capture: _Capture) -> None:
                 capture.add(chunk)
 
 
-def _command_argv(command: str, cwd: Path, limits: ProcessLimits) -> list[str]:
+def _command_argv(command: str, cwd: Path, limits: ProcessLimits,
+                  layer_arg: str | None = None) -> list[str]:
     net_flags = () if limits.network else _network_probe()[0][1:]
     fs_flags = _filesystem_probe()[0]
     flags = tuple(dict.fromkeys((*fs_flags, *net_flags)))
@@ -735,7 +720,8 @@ def _command_argv(command: str, cwd: Path, limits: ProcessLimits) -> list[str]:
     if fs_flags:
         # the relay only where the namespace is ours: on the host's loopback it would clash
         endpoint = limits.endpoint if net_flags else None
-        return [unshare, *flags, *_confine_argv(cwd, command, limits.hide, endpoint)]
+        layer = [layer_arg] if layer_arg else []
+        return [unshare, *flags, *_confine_argv(cwd, command, limits.hide, endpoint), *layer]
     return [unshare, *flags, _shell(), "-c", command]
 
 
@@ -744,26 +730,37 @@ def run_command(
     cancel: threading.Event | None = None,
 ) -> CommandResult:
     """Run `bash -c command` in cwd; the whole session is killed when it ends or times out,
-    or adds more than the limit to the workspace, or when `cancel` is set (another thread
-    saw a limit the command itself cannot: an agent's step limit at the endpoint).
+    or when `cancel` is set (another thread saw a limit the command itself cannot: an
+    agent's step limit at the endpoint). What it adds to the workspace is bounded (disk.py):
+    hard where the machine allows it (its writes past the bound fail), else polled (it is
+    killed past the bound).
 
     Background children left behind by a command that exited are killed too: nothing the
     agent starts outlives its command. `pass_fds` reach the command open (a result channel).
     """
-    argv = _command_argv(command, cwd, limits)
     capture = _Capture(limits.output_cap_bytes)
-    cgroup = _open_cgroup(limits)
-    disk = _DiskWatch(Path(cwd), limits) if limits.disk_bytes > 0 else None
-    if disk is not None:
-        disk.start()
-    start = time.monotonic()
-    proc = _spawn(argv, cwd, limits, cgroup, pass_fds)
+    layer, poll = _disk_bound(Path(cwd), limits)
+    status_r, status_w = os.pipe() if layer is not None else (-1, -1)
+    try:
+        argv = _command_argv(command, cwd, limits,
+                             layer.argument(status_w) if layer is not None else None)
+        cgroup = _open_cgroup(limits)
+        start = time.monotonic()
+        proc = _spawn(argv, cwd, limits, cgroup,
+                      (*pass_fds, status_w) if layer is not None else pass_fds)
+    except BaseException:
+        _close_quietly(status_r)
+        raise
+    finally:
+        _close_quietly(status_w)
     assert proc.stdout is not None
     fd = proc.stdout.fileno()
     timed_out = True
     try:
-        timed_out = _pump(fd, proc.pid, capture, start + limits.timeout_s, disk, cancel)
+        timed_out = _pump(fd, proc.pid, capture, start + limits.timeout_s, poll, cancel)
     finally:
+        if layer is not None and not _leader_exited(proc.pid):
+            _end_layered(proc.pid)  # pid 1 merges what the command wrote, then exits
         kill_session(proc.pid)
         if cgroup is not None:
             cgroup.kill_all()
@@ -775,8 +772,10 @@ def run_command(
             oom = cgroup is not None and cgroup.oom_killed()
             if cgroup is not None:
                 cgroup.remove()
+            layer_line = layer.outcome(_read_status(status_r)) if layer is not None else None
     wall_ms = (time.monotonic() - start) * 1000.0
-    limit_hit, code, timed_out = _limit_hit(disk, oom, limits, proc.returncode, timed_out)
+    limit_hit, code, timed_out, killed = _limit_hit(poll, layer_line, oom, limits,
+                                                    proc.returncode, timed_out)
     exit_code = None if timed_out else (128 - code if code < 0 else code)
     return CommandResult(
         exit_code=exit_code,
@@ -786,7 +785,57 @@ def run_command(
         output_bytes=capture.total,
         wall_ms=wall_ms,
         limit_hit=limit_hit,
+        limit_killed=killed,
     )
+
+
+def _disk_bound(root: Path, limits: ProcessLimits) -> tuple[Layer | None, DiskWatch | None]:
+    """The hard bound for this command where the machine has it, else the poll (started)."""
+    if limits.disk_bytes <= 0:
+        return None, None
+    if _layer_probe()[0] and "--pid" in _filesystem_probe()[0]:  # pid 1 merges the layer
+        return Layer.plan(root, limits.disk_bytes, limits.disk_entries,
+                          limits.workspace_bytes), None
+    poll = DiskWatch(root, limits.disk_bytes, limits.disk_entries)
+    poll.start()
+    return None, poll
+
+
+def _end_layered(pid: int) -> None:
+    """Ask pid 1 of the command's namespace (unshare's child) to end every process of the
+    command and merge its workspace layer (SIGUSR1), and wait up to _MERGE_WAIT_S for it."""
+    try:
+        for child in psutil.Process(pid).children():
+            child.send_signal(signal.SIGUSR1)
+    except psutil.Error:
+        return
+    deadline = time.monotonic() + _MERGE_WAIT_S
+    while not _leader_exited(pid) and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
+def _read_status(fd: int) -> str | None:
+    """What pid 1 reported on the status pipe (everyone holding it is gone by now); None
+    when it never finished its report."""
+    chunks = []
+    try:
+        os.set_blocking(fd, False)
+        while chunk := os.read(fd, 4096):
+            chunks.append(chunk)
+    except BlockingIOError:
+        pass
+    finally:
+        os.close(fd)
+    text = b"".join(chunks).decode("utf-8", "replace")
+    return text if "merged" in text.splitlines() or not text else None
+
+
+def _close_quietly(fd: int) -> None:
+    if fd >= 0:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
 
 
 def _spawn(
@@ -818,16 +867,19 @@ def _spawn(
 
 
 def _limit_hit(
-    disk: _DiskWatch | None, oom: bool, limits: ProcessLimits, code: int, timed_out: bool
-) -> tuple[str | None, int, bool]:
-    """Which limit ended the command, as one line for the agent (None: none did), with the
-    exit code and timeout flag that follow: a disk kill reads as SIGKILL, not a timeout."""
-    if disk is not None and disk.over is not None:
-        return disk.over.format(killed=" and was killed"), -signal.SIGKILL, False
-    if disk is not None and disk.check(time.monotonic(), final=True):
+    poll: DiskWatch | None, layer_line: str | None, oom: bool, limits: ProcessLimits,
+    code: int, timed_out: bool,
+) -> tuple[str | None, int, bool, bool]:
+    """Which limit ended or hindered the command, as one line for the agent (None: none
+    did), with the exit code and timeout flag that follow and whether it was killed for it:
+    a polled disk kill reads as SIGKILL, not a timeout; a full layer killed nothing."""
+    if poll is not None and poll.over is not None:
+        return poll.over.format(killed=" and was killed"), -signal.SIGKILL, False, True
+    if poll is not None and poll.check(time.monotonic(), final=True):
         # over the limit between two polls: the command finished first; said all the same
-        return disk.over.format(killed=""), code, timed_out
+        return poll.over.format(killed=""), code, timed_out, True
     if oom:
-        return (f"the command's processes used more than {_mb(limits.memory_bytes)} of "
-                "memory together (the limit per command); the kernel killed one"), code, timed_out
-    return None, code, timed_out
+        line = (f"the command's processes used more than {mb(limits.memory_bytes)} of "
+                "memory together (the limit per command); the kernel killed one")
+        return "; ".join(filter(None, (line, layer_line))), code, timed_out, True
+    return layer_line, code, timed_out, False

@@ -545,8 +545,10 @@ class Toolbox:
 
 
 def _describe(result: CommandResult, limits: ProcessLimits) -> str:
-    if result.limit_hit is not None:
+    if result.limit_hit is not None and result.limit_killed:
         head = f"killed: {result.limit_hit}"
+    elif result.limit_hit is not None:
+        head = f"exit code: {result.exit_code}\nlimit: {result.limit_hit}"
     elif result.timed_out:
         head = (
             f"timed out after {limits.timeout_s:g} s; the command and its children were killed"

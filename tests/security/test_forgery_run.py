@@ -104,7 +104,8 @@ def test_hostile_agent_whole_run(
         text = "\n".join(observations)
         for secret in SECRETS:
             assert secret not in text, secret
-        assert "killed: the command wrote more than" in text
+        assert ("killed: the command wrote more than" in text
+                or "limit: the command tried to add more than" in text)
         assert "not a regular file" in text and "grep stopped after" in text
         assert "deep" in text
     assert made and not any(os.path.lexists(p.parent) for p in made), "a workspace outlived it"
