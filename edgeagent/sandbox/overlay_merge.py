@@ -13,7 +13,9 @@ every process of the command is gone, merge() applies the upper layer to the rea
 - a symlink or a FIFO is recreated; sockets and devices are not kept (nothing outside the
   command's namespace could use them).
 Modes and modification times come along (a stale mtime would fool make or Python's bytecode
-cache); owners do not (one uid writes both layers).
+cache); owners do not (one uid writes both layers). The merge holds no capability, so a file
+or directory its owner cannot read or enter (chmod 000) is given the owner's rights first (no
+process of the command is left to race it), and its own mode at the end.
 
 The upper layer was written by untrusted code: every name is resolved one component at a
 time from directory descriptors and no symlink is followed, in either tree. Directories nested
@@ -93,7 +95,7 @@ def _merge_entry(upper: int, real: int, entry: os.DirEntry[str], where: str, dep
 
 def _merge_subdir(upper: int, real: int, name: str, st: os.stat_result, where: str,
                   depth: int, problems: Problems) -> None:
-    sub_upper = os.open(name, _DIR_FLAGS, dir_fd=upper)
+    sub_upper = open_dir(upper, name)
     try:
         opaque = _xattr(sub_upper, OPAQUE_XATTR) == b"y"
         sub_real = _real_dir(real, name, opaque)
@@ -120,7 +122,7 @@ def _real_dir(real: int, name: str, opaque: bool) -> int:
     """The real directory `name` opened, made if missing; anything else by that name (a
     file, a symlink) removed first; emptied first when the upper one is opaque."""
     try:
-        fd = os.open(name, _DIR_FLAGS, dir_fd=real)
+        fd = open_dir(real, name)
     except FileNotFoundError:
         fd = None
     except OSError as exc:
@@ -130,7 +132,7 @@ def _real_dir(real: int, name: str, opaque: bool) -> int:
         fd = None
     if fd is None:
         os.mkdir(name, 0o700, dir_fd=real)
-        return os.open(name, _DIR_FLAGS, dir_fd=real)
+        return open_dir(real, name)
     if opaque:
         try:
             _empty(fd)
@@ -150,13 +152,27 @@ def remove(parent: int, name: str) -> None:
     if not stat.S_ISDIR(st.st_mode):
         os.unlink(name, dir_fd=parent)
         return
-    fd = os.open(name, _DIR_FLAGS, dir_fd=parent)
+    fd = open_dir(parent, name)
     try:
         os.chmod(fd, stat.S_IRWXU)  # a read-only directory's entries can go all the same
         _empty(fd)
     finally:
         os.close(fd)
     os.rmdir(name, dir_fd=parent)
+
+
+def open_dir(parent: int, name: str) -> int:
+    """The directory `name` in `parent`, opened without following a symlink; one its owner
+    may not read or enter gets the owner's rights first."""
+    try:
+        return os.open(name, _DIR_FLAGS, dir_fd=parent)
+    except PermissionError:
+        st = os.stat(name, dir_fd=parent, follow_symlinks=False)
+        if not stat.S_ISDIR(st.st_mode):
+            raise
+        # lstat said directory and nothing else runs now: chmod cannot be steered elsewhere
+        os.chmod(name, stat.S_IMODE(st.st_mode) | stat.S_IRWXU, dir_fd=parent)
+        return os.open(name, _DIR_FLAGS, dir_fd=parent)
 
 
 def _empty(fd: int) -> None:
@@ -167,6 +183,8 @@ def _empty(fd: int) -> None:
 
 
 def _copy_file(upper: int, real: int, name: str, st: os.stat_result, taken: set[str]) -> None:
+    if not st.st_mode & stat.S_IRUSR:  # chmod 000: readable for the copy, its mode kept below
+        os.chmod(name, stat.S_IMODE(st.st_mode) | stat.S_IRUSR, dir_fd=upper)
     src = os.open(name, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=upper)
     try:
         temp, dst = _temp_file(real, taken)

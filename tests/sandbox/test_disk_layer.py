@@ -136,3 +136,18 @@ def test_the_command_cannot_reach_the_real_workspace_or_the_layer(tmp_path: Path
     out = result.output
     assert "opened" not in out and out.count("Permission denied") >= 4, out
     assert "cannot-umount" in out  # the layer's tmpfs stays covered by the overlay
+
+
+def test_what_the_owner_cannot_read_is_merged_with_its_mode(tmp_path: Path) -> None:
+    ws = _repo(tmp_path)
+    first = run_command("echo s > secret && chmod 000 secret && mkdir shut && echo i > shut/i "
+                        "&& chmod 000 shut", ws, LIMITS)
+    assert first.exit_code == 0 and first.limit_hit is None, first
+    # into a directory the merge itself cannot enter as it stands
+    second = run_command("chmod 700 shut && echo j > shut/j && chmod 000 shut", ws, LIMITS)
+    assert second.exit_code == 0 and second.limit_hit is None, second
+    assert stat.S_IMODE((ws / "secret").stat().st_mode) == 0
+    assert stat.S_IMODE((ws / "shut").stat().st_mode) == 0
+    os.chmod(ws / "shut", 0o700)
+    assert (ws / "secret").read_text() == "s\n"
+    assert sorted(p.name for p in (ws / "shut").iterdir()) == ["i", "j"]
