@@ -207,7 +207,7 @@ def main(argv: list[str]) -> int:
         sys.path.append(os.path.dirname(os.path.abspath(__file__)))  # after the stdlib's own
         import signal  # noqa: F401 (kept in sys.modules for _init and _Layer.finish)
 
-        import overlay_merge  # noqa: F401 (kept in sys.modules for _mount_workspace)
+        import overlay_merge  # noqa: F401 (kept in sys.modules for _Layer.finish)
     binds = sorted({e[5:] for e in extra if e.startswith("bind:") and os.path.lexists(e[5:])})
     masks = sorted({e[5:] for e in extra if e.startswith("mask:") and os.path.lexists(e[5:])})
     _mount(None, "/", None, MS_REC | MS_PRIVATE, None)
@@ -265,8 +265,8 @@ class _Layer:
     """The workspace as the command saw it, an overlay: where its changes wait (upper, a
     size-capped tmpfs), the real workspace they go to, and where the result is reported."""
 
-    def __init__(self, upper: int, real: int, status: int, merger: object) -> None:
-        self.upper, self.real, self.status, self.merger = upper, real, status, merger
+    def __init__(self, upper: int, real: int, status: int) -> None:
+        self.upper, self.real, self.status = upper, real, status
 
     def finish(self) -> None:
         """Merge the changes into the real workspace, then report on the status descriptor
@@ -274,6 +274,8 @@ class _Layer:
         `full entries` when the command filled its layer, `problem LINE` for
         each change that could not be applied, `problems N` for how many in all."""
         import signal
+
+        import overlay_merge  # loaded by main before the mounts: its directory may be gone
 
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a file over RLIMIT_FSIZE: EFBIG, a line
         lines = ["merged"]  # last: a report without it was cut short (pid 1 killed)
@@ -283,7 +285,7 @@ class _Layer:
         if vfs.f_favail == 0:
             lines.append("full entries")
         try:
-            problems = self.merger.merge(self.upper, self.real)  # type: ignore[attr-defined]
+            problems = overlay_merge.merge(self.upper, self.real)
             lines += [f"problem {line}" for line in problems.lines]
             count = problems.count
         except OSError as exc:  # the real workspace itself: gone, read-only, full
@@ -323,8 +325,6 @@ def _mount_workspace(ws_fd: int, target: str,
         # writable: a new bind is, whatever its parent; no set-uid files or devices in it
         _mount(None, target, None, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV, None)
         return None
-    import overlay_merge  # already loaded by main, before the mounts
-
     size, entries, status = quota
     _mount("edgeagent-layer", target, "tmpfs", MS_NOSUID | MS_NODEV,
            f"size={size},nr_inodes={entries + LAYER_SPARE_INODES},mode=0700")
@@ -341,7 +341,7 @@ def _mount_workspace(ws_fd: int, target: str,
     os.close(work)
     real = os.open(here, os.O_RDONLY | os.O_DIRECTORY)
     os.write(status, b"started\n")
-    return _Layer(upper, real, status, overlay_merge)
+    return _Layer(upper, real, status)
 
 
 def _bind_tops(root: str, tops: list[str], fds: dict[str, int]) -> None:
@@ -486,7 +486,7 @@ def _init(shell: str, command: str, relay: threading.Thread | None = None,
 def _kill_others() -> None:
     """SIGKILL every process of this pid namespace but its pid 1 (this one)."""
     try:
-        os.kill(-1, 9)
+        os.kill(-1, 9)  # SIGKILL (the signal module is not loaded without a layer)
     except ProcessLookupError:
         pass
 

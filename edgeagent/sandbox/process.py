@@ -337,8 +337,7 @@ def _filesystem_probe() -> tuple[tuple[str, ...], str]:
                 continue
             out = done.stdout.decode("utf-8", "replace")
             if done.returncode != 0 or "confined" not in out:
-                err = (done.stderr or done.stdout).decode("utf-8", "replace").strip().splitlines()
-                reasons.append(f"{label}: {err[-1] if err else f'exit code {done.returncode}'}")
+                reasons.append(f"{label}: {_last_line(done)}")
                 continue
             if outside.exists() or not (ws / "inside").exists():
                 reasons.append(f"{label}: writes were not confined to the workspace")
@@ -351,6 +350,12 @@ def _filesystem_probe() -> tuple[tuple[str, ...], str]:
             what += "; own pid namespace"
         return flags, f"{label}: {what}"
     return (), "none: " + "; ".join(reasons)
+
+
+def _last_line(done: subprocess.CompletedProcess[bytes]) -> str:
+    """Why a probe's command failed: its last line of output, or its exit code."""
+    err = (done.stderr or done.stdout).decode("utf-8", "replace").strip().splitlines()
+    return err[-1] if err else f"exit code {done.returncode}"
 
 
 @functools.lru_cache(maxsize=1)
@@ -388,9 +393,7 @@ def _layer_probe() -> tuple[bool, str]:
                 and (ws / "big").stat().st_size <= 1 << 20)
         if done.returncode != 0 or b"bounded" not in done.stdout or not kept or \
                 "full bytes" not in status.splitlines():
-            err = (done.stderr or done.stdout).decode("utf-8", "replace").strip().splitlines()
-            why = err[-1] if err else f"exit code {done.returncode}"
-            return False, f"polled: no overlay for the workspace here ({why})"
+            return False, f"polled: no overlay for the workspace here ({_last_line(done)})"
     return True, ("hard: the workspace is an overlay whose changes wait in a size-capped tmpfs "
                   "(bytes and entries one command may add, and the whole workspace's bound); "
                   "writes past it fail with ENOSPC; merged back when the command ends")
