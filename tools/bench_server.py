@@ -5,7 +5,7 @@
         [--n-ctx 8192] [--seed 0] [--max-new-tokens 256] [--turns 32]
         [--datasets smoke,synthetic] [--conversations N|IDS] [--server PATH]
         [--server-first] [--tool-format text|native|auto] [--out DIR]
-        [--serve-only [--repeats 2]]
+        [--serve-only] [--repeats N]
 
 MLPerf's Edge Agentic reference serves the model with llama.cpp's C++ `llama-server` and an
 HTTP client. This runs `edgeagent replay` on each dataset twice, metered the same way (the
@@ -31,7 +31,9 @@ drives llama-server, and `edgeagent_serve` in summary.json compares the two per 
 (target: p50 ratio <= 1.0 with equal token counts on every paired turn). `--serve-only`
 compares just those two, `--repeats` times each in ABBA order (server, serve, serve,
 server, ...) so that a machine drifting slower or faster favours neither; the ratio is of the
-pooled turn latencies' medians, with each repeat's own ratio beside it.
+pooled turn latencies' medians, with each repeat's own ratio beside it. Without
+`--serve-only`, `--repeats 2` (or more) does the same for the in-process replay against
+llama-server (target 0.95); the default, 1, runs each once (in process first).
 
 Datasets: `smoke` (the bundled tasks/replay/smoke.jsonl) and `synthetic`, an MLPerf-format
 conversation of `--turns` assistant turns (32 by default) generated here, deterministically,
@@ -65,6 +67,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -235,9 +238,16 @@ def _gen_ms(s: dict) -> float:
     return (s["t_decode_end_ns"] - s["t_start_ns"]) / 1e6
 
 
-def compare_paths(local_dir: Path, server_dir: Path) -> dict:
-    """Turn by turn (conversation, step): equal token counts, and where the time goes."""
+def compare_paths(local_dir: Path, server_dir: Path, label: str = "in_process",
+                  own_dir: Path | None = None) -> dict:
+    """Turn by turn (conversation, step): equal token counts, and where the time goes.
+
+    `label` names the first path's figures. Through `edgeagent serve` the first path is the
+    client's replay, whose sampling column would be the client's decode wall minus serve's
+    reported decode (transport, not sampling): `own_dir`, serve's own run directory, gives the
+    sampling and grammar time serve recorded for each request instead."""
     local, server = _steps(local_dir), _steps(server_dir)
+    own = list(_steps(own_dir if own_dir is not None else local_dir).values())
     keys = sorted(set(local) & set(server))
     pairs = [(local[k], server[k]) for k in keys]
     equal_prompt = sum(a["context_tokens"] == b["context_tokens"] for a, b in pairs)
@@ -259,11 +269,11 @@ def compare_paths(local_dir: Path, server_dir: Path) -> dict:
         "where_the_time_goes_ms_p50": {
             # in process: call entry to last token minus model prefill and decode = template
             # rendering, tokenisation, KV prefix bookkeeping; sampling (incl. grammar) apart
-            "in_process_outside_model": _med([_gen_ms(a) - (a["prefill_ms"] or 0)
-                                              - (a["decode_ms"] or 0) for a, _ in pairs]),
-            "in_process_sampling": _med([a["sample_ms"] for a, _ in pairs]),
-            "in_process_prefill": _med([a["prefill_ms"] for a, _ in pairs]),
-            "in_process_decode": _med([a["decode_ms"] for a, _ in pairs]),
+            f"{label}_outside_model": _med([_gen_ms(a) - (a["prefill_ms"] or 0)
+                                            - (a["decode_ms"] or 0) for a, _ in pairs]),
+            f"{label}_sampling": _med([a["sample_ms"] for a in own]),
+            f"{label}_prefill": _med([a["prefill_ms"] for a, _ in pairs]),
+            f"{label}_decode": _med([a["decode_ms"] for a, _ in pairs]),
             # through the server: the client's request time minus the server's own model time =
             # HTTP, SSE, the server's chat template, tokenisation and grammar setup
             "server_request": _med([b["request_ms"] for _, b in pairs]),
@@ -300,16 +310,24 @@ def bench_dataset(name: str, dataset: Path, out: Path, args: argparse.Namespace,
                            "--model", str(model), "--threads", str(args.threads)],
                           out / name / "llama_server"), cmd  # fmt: skip
 
-    def through_serve() -> Path:
+    def through_serve() -> tuple[Path, Path]:
+        """(the client's replay through serve, serve's own run directory)"""
         print(f"[{name}] edgeagent serve ...", file=sys.stderr, flush=True)
+        own_runs = out / name / "serve_runs"
+        before = set(own_runs.iterdir()) if own_runs.is_dir() else set()
         with edgeagent_serve(model, args.threads, args.n_ctx, args.seed,
-                             out / name / "serve_runs", out / name / "serve.log") as (url, _):
-            return replay([*common, "--endpoint", url, "--tokenizer", str(model),
-                           "--model", str(model), "--threads", str(args.threads)],
-                          out / name / "edgeagent_serve")  # fmt: skip
+                             own_runs, out / name / "serve.log") as (url, _):
+            client = replay([*common, "--endpoint", url, "--tokenizer", str(model),
+                             "--model", str(model), "--threads", str(args.threads)],
+                            out / name / "edgeagent_serve")  # fmt: skip
+        (own,) = set(own_runs.iterdir()) - before
+        return client, own
 
     if args.serve_only:
-        return _serve_repeats(args.repeats, through_server, through_serve)
+        return _abba(args.repeats or 2, SERVE_PATH, through_server, through_serve)
+    if (args.repeats or 1) > 1:
+        return _abba(args.repeats, IN_PROCESS_PATH, through_server,
+                     lambda: (in_process(), None)) | {"dataset": str(dataset)}
     if args.server_first:  # to see whether the order (warm page cache, load drift) matters
         server_dir, cmd = through_server()
         local_dir = in_process()
@@ -318,52 +336,71 @@ def bench_dataset(name: str, dataset: Path, out: Path, args: argparse.Namespace,
         server_dir, cmd = through_server()
     result = _paths_result(local_dir, server_dir, cmd, args, dataset)
     if args.serve:
-        result["edgeagent_serve"] = _serve_result(through_serve(), server_dir)
+        result["edgeagent_serve"] = _serve_result(*through_serve(), server_dir)
     return result
 
 
-def _serve_repeats(repeats: int, through_server: Callable[[], tuple[Path, list[str]]],
-                   through_serve: Callable[[], Path]) -> dict:
-    """`edgeagent serve` against llama-server, `repeats` times in ABBA order (server then
-    serve, then serve then server, ...), so that a machine that drifts slower or faster over
-    the minutes favours neither path; the ratio is of the pooled turn latencies' medians."""
+@dataclass(frozen=True)
+class _OurPath:
+    """How the ABBA summary names one of our paths against llama-server."""
+
+    label: str  # the short name in pooled figures and where the time goes
+    runs_key: str  # the key of its per-run numbers
+    target: float
+
+
+SERVE_PATH = _OurPath("serve", "edgeagent_serve", 1.0)
+IN_PROCESS_PATH = _OurPath("in_process", "in_process", TARGET_RATIO)
+
+
+def _abba(repeats: int, ours: _OurPath, through_server: Callable[[], tuple[Path, list[str]]],
+          run_ours: Callable[[], tuple[Path, Path | None]]) -> dict:
+    """One of our paths against llama-server, `repeats` times in ABBA order (server then ours,
+    then ours then server, ...), so that a machine that drifts slower or faster over the
+    minutes favours neither path; the ratio is of the pooled turn latencies' medians.
+    `run_ours` returns the replay's run directory and, through serve, serve's own."""
     server_dirs: list[Path] = []
-    serve_dirs: list[Path] = []
+    our_dirs: list[tuple[Path, Path | None]] = []
     order: list[str] = []
     for r in range(repeats):
-        for path in (("llama-server", "serve") if r % 2 == 0 else ("serve", "llama-server")):
+        for path in (("llama-server", ours.label) if r % 2 == 0
+                     else (ours.label, "llama-server")):
             order.append(path)
-            if path == "serve":
-                serve_dirs.append(through_serve())
+            if path == ours.label:
+                our_dirs.append(run_ours())
             else:
                 server_dirs.append(through_server()[0])
+    replays = [d for d, _ in our_dirs]
     pooled = {name: statistics.median(_gen_ms(s) for d in dirs for s in _steps(d).values())
-              for name, dirs in (("serve", serve_dirs), ("llama_server", server_dirs))}
-    pairs = [compare_paths(a, b) for a, b in zip(serve_dirs, server_dirs, strict=True)]
+              for name, dirs in ((ours.label, replays), ("llama_server", server_dirs))}
+    pairs = [compare_paths(a, b, ours.label, own)
+             for (a, own), b in zip(our_dirs, server_dirs, strict=True)]
     equal = all(p["token_counts_equal"] for p in pairs)
-    ratio = pooled["serve"] / pooled["llama_server"] if pooled["llama_server"] else None
+    ratio = pooled[ours.label] / pooled["llama_server"] if pooled["llama_server"] else None
+    numbers = [path_numbers(d) for d in replays]
+    server_numbers = [path_numbers(d) for d in server_dirs]
     return {
         "order": order,
-        "llama_server": [path_numbers(d) for d in server_dirs],
-        "edgeagent_serve": [path_numbers(d) for d in serve_dirs],
+        "llama_server": server_numbers,
+        ours.runs_key: numbers,
         "turn_latency_ms_p50_pooled": {k: _r(v) for k, v in pooled.items()},
-        "latency_p50_ratio_serve_vs_server": _r(ratio, 3),
+        f"latency_p50_ratio_{ours.label}_vs_server": _r(ratio, 3),
         "ratio_per_repeat": [_r(a["latency_ms_p50"] / b["latency_ms_p50"], 3)
-                             for a, b in zip(map(path_numbers, serve_dirs),
-                                             map(path_numbers, server_dirs), strict=True)],
-        "target_ratio": 1.0,
-        "target_met": None if ratio is None else bool(equal and ratio <= 1.0),
+                             for a, b in zip(numbers, server_numbers, strict=True)],
+        "target_ratio": ours.target,
+        "target_met": None if ratio is None else bool(equal and ratio <= ours.target),
         "token_counts_equal_every_repeat": equal,
         "turns": pairs[0],
+        "turns_every_repeat": pairs,
     }
 
 
-def _serve_result(serve_dir: Path, server_dir: Path) -> dict:
+def _serve_result(serve_dir: Path, own_dir: Path, server_dir: Path) -> dict:
     """`edgeagent serve` against llama-server, both through the same endpoint client."""
     served, server = path_numbers(serve_dir), path_numbers(server_dir)
     ratio = (served["latency_ms_p50"] / server["latency_ms_p50"]
              if served["latency_ms_p50"] and server["latency_ms_p50"] else None)
-    turns = compare_paths(serve_dir, server_dir)
+    turns = compare_paths(serve_dir, server_dir, "serve", own_dir)
     return {
         "path": served,
         "latency_p50_ratio_serve_vs_server": _r(ratio, 3),
@@ -426,9 +463,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--serve-only", action="store_true",
                     help="only llama-server against `edgeagent serve` (no in-process replay), "
                     "--repeats times each in ABBA order")
-    ap.add_argument("--repeats", type=int, default=2,
-                    help="with --serve-only: replays per path, alternating which goes first "
-                    "(default 2: server, serve, serve, server)")
+    ap.add_argument("--repeats", type=int,
+                    help="replays per path, alternating which goes first (2: server, ours, "
+                    "ours, server); default 2 with --serve-only, else 1 (in process, then "
+                    "server, or --server-first)")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args(argv)
 

@@ -7,6 +7,9 @@ import contextlib
 import importlib.util
 import io
 import json
+import sqlite3
+import statistics
+import sys
 from pathlib import Path
 
 import pytest
@@ -23,6 +26,7 @@ def _bench():
     spec = importlib.util.spec_from_file_location("bench_server", script)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
 
@@ -133,3 +137,35 @@ def test_serve_only_compares_serve_with_llama_server_in_abba_order(
     assert smoke["latency_p50_ratio_serve_vs_server"] == pytest.approx(
         pooled["serve"] / pooled["llama_server"], abs=2e-3)
     assert smoke["target_met"] == (smoke["latency_p50_ratio_serve_vs_server"] <= 1.0)
+    # serve's sampling is what serve itself recorded, not the client's transport time
+    first_serve_run = sorted((out / "smoke" / "serve_runs").iterdir())[0]
+    db = sqlite3.connect(first_serve_run / "run.db")
+    recorded = [ms for (ms,) in db.execute("SELECT sample_ms FROM steps")]
+    db.close()
+    where = smoke["turns"]["where_the_time_goes_ms_p50"]
+    assert "in_process_sampling" not in where
+    assert where["serve_sampling"] == pytest.approx(statistics.median(recorded), abs=0.01)
+
+
+@pytest.mark.skipif(SERVER is None, reason=f"no llama-server built for this llama-cpp-python; "
+                    f"build one with `{BUILD_COMMAND}`")
+def test_in_process_repeats_alternate_with_llama_server(
+    tiny_model_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--repeats 2` without --serve-only: in process against llama-server in ABBA order,
+    the ratio of pooled medians against the 0.95 target, each repeat's pair compared."""
+    bench = _bench()
+    out = tmp_path / "bench"
+    assert bench.main(["--model", str(tiny_model_path), "--threads", "1", "--n-ctx", "2048",
+                       "--max-new-tokens", "8", "--datasets", "smoke", "--conversations", "1",
+                       "--repeats", "2", "--out", str(out)]) == 0
+    smoke = json.loads(capsys.readouterr().out)["datasets"]["smoke"]
+    assert smoke["order"] == ["llama-server", "in_process", "in_process", "llama-server"]
+    assert len(smoke["in_process"]) == len(smoke["llama_server"]) == 2
+    assert len(smoke["turns_every_repeat"]) == 2
+    pooled = smoke["turn_latency_ms_p50_pooled"]
+    ratio = smoke["latency_p50_ratio_in_process_vs_server"]
+    assert ratio == pytest.approx(pooled["in_process"] / pooled["llama_server"], abs=2e-3)
+    assert smoke["target_ratio"] == 0.95
+    assert smoke["target_met"] == (smoke["token_counts_equal_every_repeat"] and ratio <= 0.95)
+    assert smoke["turns"]["where_the_time_goes_ms_p50"]["in_process_sampling"] is not None
