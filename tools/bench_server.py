@@ -267,8 +267,9 @@ def compare_paths(local_dir: Path, server_dir: Path, label: str = "in_process",
         "same_generated_text": same_text,
         "unequal_turns_first_20": unequal,
         "where_the_time_goes_ms_p50": {
-            # in process: call entry to last token minus model prefill and decode = template
-            # rendering, tokenisation, KV prefix bookkeeping; sampling (incl. grammar) apart
+            # our path: call entry to last token minus model prefill and decode = template
+            # rendering, tokenisation, KV prefix bookkeeping (through serve: as its client
+            # sees it); sampling (incl. grammar) apart, from our engine's own record
             f"{label}_outside_model": _med([_gen_ms(a) - (a["prefill_ms"] or 0)
                                             - (a["decode_ms"] or 0) for a, _ in pairs]),
             f"{label}_sampling": _med([a["sample_ms"] for a in own]),
@@ -469,6 +470,8 @@ def main(argv: list[str] | None = None) -> int:
                     "server, or --server-first)")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args(argv)
+    if args.repeats is not None and args.repeats < 1:
+        ap.error(f"--repeats {args.repeats}: give 1 or more replays per path")
 
     binary = args.server or find_llama_server()
     if binary is None:
