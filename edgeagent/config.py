@@ -45,6 +45,9 @@ class RunConfig:
     # (the first one included) brought nothing new, every later one repeating a call already
     # made with the same outcome; 0 disables it
     stuck_after: int = DEFAULT_STUCK_AFTER
+    # our loop's step 0: when the issue names one source file, the model rewrites that whole
+    # file first, kept only if the visible tests pass (agent/draft.py); false: the loop alone
+    draft_first: bool = True
     # which agent works the tasks (edgeagent/harness/): edgeagent (our loop), single-shot (the
     # issue and the one file it names, one answer), mini-swe-agent (the real one, its commands
     # in our sandbox), cmd (agent_cmd: any program, confined whole, our endpoint its network)

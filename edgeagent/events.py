@@ -103,6 +103,9 @@ class StepRecord:
     # the stuck rule (agent/stuck.py): consecutive steps, this one included, that made the
     # same tool call with the same outcome (1: not a repeat; None: no tool call)
     repeats: int | None = None
+    # the messages of a step asked outside the task's conversation (the whole-file draft,
+    # agent/draft.py), as OpenAI-style {"role", "content"} dicts; None: the conversation's
+    prompt: list[dict[str, str]] | None = None
 
     @property
     def step_ms(self) -> float:
@@ -274,6 +277,7 @@ def step_record(
     t_tool_start: int,
     t_tool_end: int,
     repeats: int | None = None,
+    prompt: list[dict[str, str]] | None = None,
 ) -> StepRecord:
     """The StepRecord of one generation and what its action did, built the same way by the
     live loop and by replay."""
@@ -312,6 +316,7 @@ def step_record(
         per_token_ms=_gaps_ms(gen.token_times_ns),
         spec_target_passes=gen.extra.get("spec_target_passes"),
         repeats=repeats,
+        prompt=prompt,
         **_retrieval_fields(result.retrieval),
         **endpoint_fields(gen),
     )

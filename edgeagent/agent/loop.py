@@ -3,6 +3,9 @@
 It knows the Engine protocol, the Toolbox and an event sink, and nothing of SQLite, the
 console, the TUI or sensors: each completed step is emitted as a StepRecord.
 
+When the issue names one source file, step 0 is a whole-file draft (draft.py), kept only if
+the visible tests pass; the loop's conversation starts without it.
+
 A task is an `_Episode`: one step queries the model, parses its action, acts and observes.
 Whatever ends the task (a limit, the engine, the model submitting) raises `_TaskEnded` with
 the LoopResult, so `run_agent` has one place that turns an end into its result.
@@ -21,8 +24,10 @@ from ..events import EventSink, PhaseStarted, TaskStarted, TokenDelta, step_reco
 from ..sandbox.tools import Toolbox, ToolResult, ToolSpec
 from . import prompt
 from .actions import Action, FormatError, action_constraint, action_fields, parse_action
+from .draft import apply_draft, draft_target
 from .native import native_action, native_constraint, openai_tools
 from .stuck import RepeatCounter, is_stuck, stuck_reason
+from .whole_file import generate_whole_file
 
 
 @dataclass(frozen=True)
@@ -38,6 +43,8 @@ class AgentLimits:
     # text: our JSON protocol (agent/native.py resolves which for a run)
     tool_format: str = "text"
     stuck_after: int = DEFAULT_STUCK_AFTER  # identical steps that end a task; 0: never
+    # step 0 a whole-file draft when the issue names one source file (draft.py)
+    draft_first: bool = True
 
 
 @dataclass(frozen=True)
@@ -84,7 +91,11 @@ def run_agent(
     string stops it with that termination (a display's "skip" answers "skipped")."""
     episode = _Episode(task_id, attempt, engine, toolbox, sink, limits, title, issue)
     try:
-        for step in range(limits.max_steps):
+        first = 0
+        if limits.draft_first and limits.max_steps > 1:  # the draft leaves the loop a step
+            episode.check_limits(0, stop_requested())
+            first = episode.draft()
+        for step in range(first, limits.max_steps):
             episode.check_limits(step, stop_requested())
             episode.step(step)
     except _TaskEnded as end:
@@ -100,6 +111,7 @@ class _Episode:
                  sink: EventSink, limits: AgentLimits, title: str, issue: str) -> None:
         """Emits TaskStarted with the prompts; the wall-clock limit counts from the end."""
         self.task_id, self.attempt = task_id, attempt
+        self.title, self.issue = title, issue
         self.engine, self.toolbox, self.sink, self.limits = engine, toolbox, sink, limits
         self.specs = toolbox.specs  # search_code only when the run has retrieval
         self.native = limits.tool_format == "native"
@@ -124,6 +136,43 @@ class _Episode:
         wall_s = self.limits.wall_s
         if wall_s is not None and time.monotonic() - self.t0 > wall_s:
             raise _TaskEnded("wall_timeout", step, self.context, f"over {wall_s:g} s")
+
+    def draft(self) -> int:
+        """Step 0 as a whole-file draft when the issue names one source file: kept (the
+        visible tests pass), it submits the task. Returns the loop's first step."""
+        target = draft_target(self.toolbox, self.title, self.issue)
+        if target is None:
+            return 0
+        wall_start = time.time()
+        self.sink.emit(PhaseStarted(self.task_id, self.attempt, 0, "prefill",
+                                    time.monotonic_ns()))
+        try:
+            gen = generate_whole_file(
+                self.engine, list(target.messages), target.text,
+                max_context_tokens=self.limits.max_context_tokens,
+                on_token=_live_tokens(self.sink, self.task_id, self.attempt, 0))
+        except ContextOverflow:
+            return 0  # the file does not fit the window: the loop reads it in parts
+        except EngineError as exc:
+            raise _TaskEnded("engine_error", 0, self.context, str(exc)) from exc
+        t_tool_start = time.monotonic_ns()
+        self.sink.emit(PhaseStarted(self.task_id, self.attempt, 0, "tool", t_tool_start))
+        outcome = apply_draft(self.toolbox, target, gen.text)
+        t_tool_end = time.monotonic_ns()
+        self.sink.emit(step_record(
+            gen, task_id=self.task_id, attempt=self.attempt, step=0, wall_start=wall_start,
+            action_name="draft", action_args={"path": target.path}, format_error=None,
+            result=outcome.result, observation=outcome.observation, truncated=False,
+            observation_tokens=self.engine.count_tokens(outcome.observation),
+            t_tool_start=t_tool_start, t_tool_end=t_tool_end,
+            prompt=[{"role": m.role, "content": m.text} for m in target.messages]))
+        if outcome.kept:
+            raise _TaskEnded("submitted", 1, gen.context_tokens + len(gen.tokens),
+                             f"the draft of {target.path} passed the visible tests")
+        fault = self.toolbox.workspace_fault()
+        if fault is not None:
+            raise _TaskEnded("sandbox_error", 1, self.context, fault)
+        return 1
 
     def step(self, step: int) -> None:
         """Query, parse, act, observe; emits the step's record, then ends the task if the

@@ -23,7 +23,8 @@ from .common import (
 )
 
 RUN_KEYS = ("suite", "tasks", "out", "max_steps", "max_context_tokens", "max_new_tokens",
-            "wall_s", "baseline_s", "retrieval", "stuck_after", "agent", "agent_cmd")
+            "wall_s", "baseline_s", "retrieval", "stuck_after", "draft_first", "agent",
+            "agent_cmd")
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -45,6 +46,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--stuck-after", type=int, metavar="N",
                    help="end a task as `stuck` when N-1 steps in a row repeat calls already "
                    "made, with the same outcomes (default 4; 0 disables)")
+    p.add_argument("--no-draft-first", dest="draft_first", action="store_false", default=None,
+                   help="our loop without its first step, the whole-file draft of the one "
+                   "file the issue names (kept only if the visible tests pass)")
     p.add_argument("--agent", metavar="NAME",
                    help="who works the tasks: edgeagent (our loop, default), single-shot (the "
                    "issue and the one file it names, one answer), mini-swe-agent (needs the "

@@ -9,7 +9,7 @@ from ..exports import lazy_exports
 __all__, __getattr__ = lazy_exports(__name__, {
     "agents": ("AGENT_LOG_DIR", "EXTERNAL_AGENTS", "AgentContext", "agent_provenance",
                "check_agent", "open_agents", "run_external"),
-    "single_shot": ("file_to_fix", "run_single_shot"),
+    "single_shot": ("run_single_shot",),
     "command": ("PLACEHOLDERS", "check_template"),
     "host": ("AgentHost",),
 })

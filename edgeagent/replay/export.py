@@ -104,6 +104,8 @@ def run_conversations(run_dir: Path) -> tuple[Conversation, ...]:
             if rec.get("type") == "task_started":
                 conv_id = rec["task_id"] if not attempt else f"{rec['task_id']}#{attempt}"
                 builders[attempt] = _Builder(conv_id, rec["system_prompt"], rec["task_prompt"])
+            elif rec.get("prompt") is not None:
+                continue  # a step outside the conversation (the draft): not a turn of it
             elif rec.get("type") == "step" and attempt in builders:
                 b = builders[attempt]
                 if rec.get("action_name"):

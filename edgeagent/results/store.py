@@ -33,7 +33,7 @@ from ..events import (
 SCHEMA_VERSION = 1
 
 # StepRecord fields that go to the trajectory file only (large or per-token)
-_TRAJECTORY_ONLY = {"observation", "per_token_ms"}
+_TRAJECTORY_ONLY = {"observation", "per_token_ms", "prompt"}
 
 
 def _step_columns() -> list[tuple[str, str]]:

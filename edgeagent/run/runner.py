@@ -132,6 +132,7 @@ def _agent_limits(task: Task, config: RunConfig, tool_format: str) -> AgentLimit
         observation_tokens=config.observation_tokens,
         use_grammar=config.grammar,
         stuck_after=config.stuck_after,
+        draft_first=config.draft_first,
         tool_format=tool_format,
     )
 

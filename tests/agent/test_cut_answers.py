@@ -28,7 +28,8 @@ class CutThenSubmit(ScriptedEngine):
 def test_a_call_cut_by_the_budget_is_a_format_error_that_names_the_budget(
         tiny_model_path: Path, tmp_path: Path) -> None:
     cfg = load_config(None, {"model": str(tiny_model_path), "out": str(tmp_path / "runs"),
-                             "tasks": ["fix-add"], "max_steps": 4, "max_new_tokens": 96})
+                             "tasks": ["fix-add"], "max_steps": 4, "max_new_tokens": 96,
+                             "draft_first": False})
     result = execute_run(cfg, engine_factory=lambda p, c: CutThenSubmit(), progress=False)
     db = sqlite3.connect(result.run_dir / "run.db")
     errors = [r[0] for r in db.execute("SELECT format_error FROM steps ORDER BY step")]

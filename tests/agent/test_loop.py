@@ -92,6 +92,7 @@ def run(script: list[str | Exception], engine: type[Engine] = Engine,
         stop: Callable[[], bool | str] = lambda: False, **limits: Any,
         ) -> tuple[LoopResult, list[Event]]:
     sink = Sink()
+    limits.setdefault("draft_first", False)  # the loop's own steps (draft: test_draft.py)
     result = run_agent(task_id="t", attempt=0, title="Fix calc", issue="calc.py is wrong",
                        engine=engine(script), toolbox=Box(), sink=sink,  # type: ignore[arg-type]
                        limits=AgentLimits(**limits), stop_requested=stop)

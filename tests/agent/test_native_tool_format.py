@@ -19,7 +19,7 @@ from edgeagent import cli
 from edgeagent.results.report import render_report
 
 COMMON = ("--suite", "smoke", "--task", "fix-add", "--max-steps", "3", "--max-new-tokens",
-          "48", "--n-ctx", "4096", "--threads", "1", "--headless")
+          "48", "--n-ctx", "4096", "--threads", "1", "--headless", "--no-draft-first")
 
 
 def _run(model: Path, out: Path, *flags: str) -> tuple[int, str, Path | None]:

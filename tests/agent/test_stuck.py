@@ -43,7 +43,7 @@ class ScriptEngine(ScriptedEngine):
 
 def _run(tmp_path: Path, model: Path, script: list[dict], **config) -> tuple[dict, list]:
     cfg = load_config(None, {"model": str(model), "out": str(tmp_path / "runs"),
-                             "tasks": ["fix-add"], "max_steps": 10, **config})
+                             "tasks": ["fix-add"], "max_steps": 10, "draft_first": False, **config})
     result = execute_run(cfg, engine_factory=lambda p, c: ScriptEngine(script),
                          progress=False)
     db = sqlite3.connect(result.run_dir / "run.db")

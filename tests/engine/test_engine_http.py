@@ -310,7 +310,7 @@ def test_a_native_task_through_the_endpoint_counts_as_in_process(
 ) -> None:
     common = ("--suite", "smoke", "--task", "fix-add", "--max-steps", "2",
               "--max-new-tokens", "32", "--n-ctx", "4096", "--threads", "1", "--headless",
-              "--tool-format", "native")
+              "--tool-format", "native", "--no-draft-first")  # the loop's first prompt
     code, out = _cli("run", "--endpoint", tools_server, "--tokenizer",
                      str(tiny_tools_model_path), "--out", str(tmp_path / "http"), *common)
     assert code in (0, 1), out

@@ -195,7 +195,8 @@ def oracle_run(tiny_model_path: Path, tmp_path_factory: pytest.TempPathFactory) 
                            for s in load_oracle(task)]
     engine.actions.insert(1, "this is not a tool call")  # one format error step in fix-add
     out = tmp_path_factory.mktemp("oracle-runs")
-    config = load_config(None, {"model": str(tiny_model_path), "out": str(out)})
+    config = load_config(None, {"model": str(tiny_model_path), "out": str(out),
+                                "draft_first": False})  # the oracle's steps only
     result = execute_run(config, engine_factory=lambda path, cfg: engine, progress=False)
     return result.run_dir
 

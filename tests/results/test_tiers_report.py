@@ -53,7 +53,7 @@ def run_dir(tiny_model_path: Path, tmp_path_factory: pytest.TempPathFactory) -> 
     tmp = tmp_path_factory.mktemp("tiers")
     suite = make_suite(tmp / "suite")
     config = load_config(None, {"model": str(tiny_model_path), "suite": str(suite),
-                                "out": str(tmp / "runs")})
+                                "out": str(tmp / "runs"), "draft_first": False})
     result = execute_run(config, engine_factory=lambda p, c: IssueFollower(), progress=False)
     assert [t.outcome for t in result.tasks] == ["unresolved", "resolved"]
     return result.run_dir

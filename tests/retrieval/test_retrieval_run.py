@@ -79,6 +79,7 @@ def oracle_run(tiny_model_path: Path, tmp_path_factory: pytest.TempPathFactory) 
         config = RunConfig(
             model=str(tiny_model_path), suite="smoke", tasks=("fix-add",), out=str(out),
             power_root=str(FIXTURES / "hwmon" / "sbc"), retrieval=True, retrieval_threads=1,
+            draft_first=False,  # the oracle's steps, search_code first
         )
         result = execute_run(config, progress=False,
                              engine_factory=lambda path, cfg: OracleEngine(ORACLE))

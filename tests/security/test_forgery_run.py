@@ -80,6 +80,7 @@ def test_hostile_agent_whole_run(
     config = load_config(None, {
         "model": str(tiny_model_path), "out": str(out), "suite": str(suite),
         "max_steps": len(script) + 2, "wall_s": 600.0, "command_timeout_s": 3.0,
+        "draft_first": False,  # the script is the loop's calls
     })
     result = execute_run(config, engine_factory=lambda p, c: HostileEngine(script),
                          progress=False)

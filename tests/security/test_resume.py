@@ -98,7 +98,8 @@ def test_ctrl_c_then_resume_keeps_one_record_per_task(
     from edgeagent.results.report import render_report
     from edgeagent.run import execute_run
 
-    config = load_config(None, {"model": str(tiny_model_path), "out": str(tmp_path / "runs")})
+    config = load_config(None, {"model": str(tiny_model_path), "out": str(tmp_path / "runs"),
+                                "draft_first": False})
     engine = _ListingEngine()
     # Ctrl-C arrives during the second task's first step
     first = execute_run(config, engine_factory=lambda p, c: engine, progress=False,
@@ -167,7 +168,8 @@ def test_a_resumed_run_counts_only_the_attempts_it_kept(
     from edgeagent.config import load_config
     from edgeagent.run import execute_run
 
-    config = load_config(None, {"model": str(tiny_model_path), "out": str(tmp_path / "runs")})
+    config = load_config(None, {"model": str(tiny_model_path), "out": str(tmp_path / "runs"),
+                                "draft_first": False})
     engine = _ListingEngine()
     first = execute_run(config, engine_factory=lambda p, c: engine, progress=False,
                         stop_requested=lambda: engine.calls >= 5)

@@ -46,7 +46,8 @@ SBC = FIXTURES / "sysfs" / "hwmon" / "sbc"  # a 4.113 W sensor
 
 def tiny_config(model: Path, out: Path, **extra: Any) -> RunConfig:
     values = dict(model=str(model), suite="smoke", out=str(out), max_steps=3,
-                  max_new_tokens=24, n_ctx=2048, threads=1, power_root=str(SBC))
+                  max_new_tokens=24, n_ctx=2048, threads=1, power_root=str(SBC),
+                  draft_first=False)
     values.update(extra)
     return load_config(None, values)
 
