@@ -64,7 +64,9 @@ def open_agents(agent: str, engine: Engine, sink: EventSink, run_dir: Path,
         yield None
         return
     with AgentHost(engine, sink, model_name) as host:
-        yield AgentContext(host, run_dir / AGENT_LOG_DIR)
+        # absolute: the agent's processes run from other directories (a relative --out broke
+        # mini-swe-agent: its host, started in the log folder, could not find its spec)
+        yield AgentContext(host, run_dir.resolve() / AGENT_LOG_DIR)
 
 
 def run_external(

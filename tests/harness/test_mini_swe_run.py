@@ -66,9 +66,11 @@ class MiniSweModel(ScriptedEngine):
         return f"THOUGHT: step {call}.\n\n```mswea_bash_command\n{command}\n```", "stop"
 
 
-def test_mini_swe_agent_fixes_a_task_confined(tiny_model_path: Path, tmp_path: Path) -> None:
+def test_mini_swe_agent_fixes_a_task_confined(tiny_model_path: Path, tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
     outside = Path("/tmp") / f"edgeagent-msa-escape-{uuid.uuid4().hex}"
-    config = load_config(None, {"model": str(tiny_model_path), "out": str(tmp_path / "runs"),
+    monkeypatch.chdir(tmp_path)  # a relative --out, as a user types it
+    config = load_config(None, {"model": str(tiny_model_path), "out": "runs",
                                 "suite": str(SMOKE), "tasks": ["fix-add"],
                                 "agent": "mini-swe-agent", "wall_s": 120.0})
     result = execute_run(config, engine_factory=lambda p, s: MiniSweModel(outside),
