@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from ..engine.base import Message
 from ..sandbox.tools import Toolbox, ToolResult
+from ..sandbox.workspace import PathRefused
 from .whole_file import corrected_file, file_to_fix, whole_file_prompt
 
 # the step's tool result when the draft was not written
@@ -49,7 +50,7 @@ def draft_target(toolbox: Toolbox, title: str, issue: str) -> DraftTarget | None
         return None
     try:
         data = ws.resolve(rel).read_bytes()
-    except Exception:  # refused or unreadable: the loop's tools will say why
+    except (OSError, PathRefused):  # refused or unreadable: the loop's tools will say why
         return None
     if b"\0" in data[:8192]:  # binary: not a file a model rewrites
         return None
