@@ -32,6 +32,7 @@ import psutil
 
 from .disk import POLL_S as DISK_POLL_S
 from .disk import DiskWatch, Layer, mb
+from .special_files import SpecialFiles
 
 _READ_CHUNK = 64 * 1024
 # Where pidfds are missing, the longest wait between checks for an exited shell.
@@ -56,6 +57,7 @@ _SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", 
 _SECRETS = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/ssh",
             "/etc/ssl/private", "/etc/sudoers", "/etc/sudoers.d",
             "/proc/keys", "/proc/key-users")  # the keyring's names, though not its contents
+_SPECIAL_FILES = SpecialFiles()
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 _cgroup_seq = itertools.count()
 _PR_SET_PDEATHSIG = 1
@@ -284,10 +286,16 @@ def _hidden_paths(extra: tuple[str, ...] = ()) -> list[str]:
 
 
 def _confine_argv(workspace: Path, command: str, hide: tuple[str, ...] = (),
-                  endpoint: tuple[int, str] | None = None) -> list[str]:
-    return [sys.executable, "-I", "-S", _CONFINE, os.path.realpath(workspace), _TMPFS_SIZE,
-            _shell(), command, *(f"bind:{d}" for d in (*_SYSTEM_DIRS, *_python_dirs())),
-            *(f"mask:{d}" for d in _hidden_paths(hide)), *_forward_args(endpoint)]
+                  endpoint: tuple[int, str] | None = None, probe: bool = False) -> list[str]:
+    bound = [*_SYSTEM_DIRS, *_python_dirs()]
+    where = os.path.realpath(workspace)
+    # FIFOs and sockets in what is bound: read-only does not stop their use, a mask does.
+    # Looked at again for each new workspace; a probe's own is not one.
+    specials = _SPECIAL_FILES.under(bound, None if probe else where)
+    return [sys.executable, "-I", "-S", _CONFINE, where, _TMPFS_SIZE,
+            _shell(), command, *(f"bind:{d}" for d in bound),
+            *(f"mask:{d}" for d in (*_hidden_paths(hide), *specials)),
+            *_forward_args(endpoint)]
 
 
 def _forward_args(endpoint: tuple[int, str] | None) -> list[str]:
@@ -328,7 +336,7 @@ def _filesystem_probe() -> tuple[tuple[str, ...], str]:
                      "! umount /tmp 2>/dev/null && echo confined")
             try:
                 done = subprocess.run(
-                    [unshare, *flags, *_confine_argv(ws, check)], cwd=ws,
+                    [unshare, *flags, *_confine_argv(ws, check, probe=True)], cwd=ws,
                     stdin=subprocess.DEVNULL, capture_output=True, timeout=_PROBE_TIMEOUT_S,
                     env={"PATH": "/usr/local/bin:/usr/bin:/bin", "LC_ALL": "C"},
                 )
@@ -342,7 +350,8 @@ def _filesystem_probe() -> tuple[tuple[str, ...], str]:
             if outside.exists() or not (ws / "inside").exists():
                 reasons.append(f"{label}: writes were not confined to the workspace")
                 continue
-        what = ("own root: system and Python directories read-only, the workspace writable, "
+        what = ("own root: system and Python directories read-only (FIFOs and sockets in them "
+                "covered), the workspace writable, "
                 "minimal /dev, private /tmp; no capabilities, no_new_privs, no keyring")
         if "--ipc" in flags:
             what += "; own IPC namespace"
@@ -380,7 +389,8 @@ def _layer_probe() -> tuple[bool, str]:
         status_r, status_w = os.pipe()
         try:
             done = subprocess.run(
-                [unshare, *flags, *_confine_argv(ws, check), layer.argument(status_w)], cwd=ws,
+                [unshare, *flags, *_confine_argv(ws, check, probe=True),
+                 layer.argument(status_w)], cwd=ws,
                 stdin=subprocess.DEVNULL, capture_output=True, timeout=_PROBE_TIMEOUT_S,
                 env={"PATH": "/usr/local/bin:/usr/bin:/bin", "LC_ALL": "C"}, pass_fds=(status_w,))
         except (OSError, subprocess.SubprocessError) as exc:
