@@ -20,8 +20,9 @@ from ..sandbox.tools import Toolbox, ToolResult
 from ..sandbox.workspace import PathRefused
 from .whole_file import corrected_file, file_to_fix, whole_file_prompt
 
-# the step's tool result when the draft was not written
-_NOT_WRITTEN = ToolResult(output="", exit_code=None, error=True, wall_ms=0.0)
+# the step's tool result when the draft was not written: no tool ran, so none failed (the
+# console would show "tool error"); the observation says why
+_NOT_WRITTEN = ToolResult(output="", exit_code=None, error=False, wall_ms=0.0)
 
 
 @dataclass(frozen=True)
