@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from ..engine.base import Message
 from ..sandbox.tools import Toolbox, ToolResult
 from ..sandbox.workspace import PathRefused
-from .whole_file import corrected_file, file_to_fix, whole_file_prompt
+from .whole_file import corrected_file, file_to_fix, source_text, whole_file_prompt
 
 # the step's tool result when the draft was not written: no tool ran, so none failed (the
 # console would show "tool error"); the observation says why
@@ -30,7 +30,7 @@ class DraftTarget:
     """The file a draft rewrites and the prompt that asks for it."""
 
     path: str  # workspace-relative
-    text: str  # as read (surrogateescape: written back, it gives the same bytes)
+    text: str  # as read (UTF-8: written back, it gives the same bytes)
     messages: tuple[Message, ...]
 
 
@@ -53,9 +53,9 @@ def draft_target(toolbox: Toolbox, title: str, issue: str) -> DraftTarget | None
         data = ws.resolve(rel).read_bytes()
     except (OSError, PathRefused):  # refused or unreadable: the loop's tools will say why
         return None
-    if b"\0" in data[:8192]:  # binary: not a file a model rewrites
+    text = source_text(data)
+    if text is None:  # binary or not UTF-8: left to the loop's tools
         return None
-    text = data.decode("utf-8", errors="surrogateescape")
     return DraftTarget(rel, text, tuple(whole_file_prompt(rel, text, title, issue)))
 
 

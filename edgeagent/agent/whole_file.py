@@ -56,6 +56,18 @@ def _named(rel: str, issue: str) -> bool:
     return re.search(rf"(?<![\w/.-]){re.escape(rel)}(?![\w/-])", issue) is not None
 
 
+def source_text(data: bytes) -> str | None:
+    """The file as the prompt shows it, or None when it is not UTF-8 text (a NUL near the
+    start, or bytes UTF-8 cannot decode): such a file cannot go into a prompt unchanged, and
+    a corrected copy written back would not keep its other bytes."""
+    if b"\0" in data[:8192]:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
 def whole_file_prompt(rel: str, content: str, title: str, issue: str) -> list[Message]:
     language = _LANGUAGES.get(Path(rel).suffix, "")
     user = (f"Fix this issue by changing {rel}.\n\n# Issue: {title}\n\n{issue.strip()}\n\n"

@@ -19,6 +19,7 @@ from ..agent.whole_file import (
     corrected_file,
     file_to_fix,
     generate_whole_file,
+    source_text,
     whole_file_prompt,
 )
 from ..engine.base import ContextOverflow, Engine, EngineError
@@ -42,7 +43,9 @@ def run_single_shot(
         return LoopResult("skipped", 0, 0,
                           f"single-shot needs an issue that names one source file: {why}")
     path = ws.resolve(rel)
-    content = path.read_text(errors="replace")
+    content = source_text(path.read_bytes())
+    if content is None:
+        return LoopResult("skipped", 0, 0, f"single-shot needs a UTF-8 text file; {rel} is not")
     messages = whole_file_prompt(rel, content, title, issue)
     sink.emit(TaskStarted(task_id, attempt, title, messages[0].text, messages[1].text))
     if stop_requested():

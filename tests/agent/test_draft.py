@@ -157,10 +157,10 @@ def test_a_file_too_long_for_the_window_leaves_the_task_to_the_loop(
     assert [(s["step"], s["action_name"]) for s in steps] == [(0, "read_file"), (1, "submit")]
 
 
-def test_put_back_restores_the_exact_bytes_of_a_file_that_is_not_utf8(tmp_path: Path) -> None:
+def test_put_back_restores_the_exact_bytes_of_the_file(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     repo.mkdir()
-    original = b"# caf\xe9 (latin-1)\ndef add(a, b):\n    return a - b\n"
+    original = "# café, CRLF lines\r\ndef add(a, b):\r\n    return a - b\r\n".encode()
     (repo / "calc.py").write_bytes(original)
     with Workspace.create(repo) as ws:
         toolbox = Toolbox(ws, "exit 1", ProcessLimits(timeout_s=30))
@@ -172,6 +172,17 @@ def test_put_back_restores_the_exact_bytes_of_a_file_that_is_not_utf8(tmp_path: 
         kept = Toolbox(ws, "true", ProcessLimits(timeout_s=30))
         assert apply_draft(kept, target, "```\n" + target.text.replace("-", "+") + "```").kept
         assert (ws.root / "calc.py").read_bytes() == original.replace(b"-", b"+")
+
+
+def test_no_draft_of_a_file_that_is_not_utf8(tmp_path: Path) -> None:
+    """Its bytes cannot go into a prompt unchanged (the engine tokenizes UTF-8), and a
+    corrected copy would not keep them: the loop's tools take it."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "calc.py").write_bytes(b"# caf\xe9 (latin-1)\ndef add(a, b):\n    return a - b\n")
+    with Workspace.create(repo) as ws:
+        toolbox = Toolbox(ws, "true", ProcessLimits(timeout_s=30))
+        assert draft_target(toolbox, "add", "calc.py: add subtracts") is None
 
 
 def test_no_draft_when_the_issue_names_no_single_text_file(tmp_path: Path) -> None:

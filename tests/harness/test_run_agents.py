@@ -75,6 +75,12 @@ def test_single_shot_grades_and_reports_like_a_live_run(
     text = text.replace("id: fix-add", "id: no-file").replace("calc.py", "the module")
     (suite / "no-file" / "task.yaml").write_text(text)
     assert "calc.py" in unnamed.read_text()
+    # a task whose file is not UTF-8: it cannot go into the prompt unchanged, so skipped
+    shutil.copytree(suite / "fix-add", suite / "latin-1")
+    text = (suite / "latin-1" / "task.yaml").read_text().replace("id: fix-add", "id: latin-1")
+    (suite / "latin-1" / "task.yaml").write_text(text)
+    calc = suite / "latin-1" / "repo" / "calc.py"
+    calc.write_bytes(b"# caf\xe9\n" + calc.read_bytes())
     engine = FixingEngine()
     config = load_config(None, {"model": str(tiny_model_path), "out": str(tmp_path / "runs"),
                                 "suite": str(suite), "agent": "single-shot"})
@@ -86,6 +92,8 @@ def test_single_shot_grades_and_reports_like_a_live_run(
     assert tasks["fix-shout"]["outcome"] == "unresolved"  # graded, its file unchanged
     assert tasks["no-file"]["termination"] == "skipped"
     assert "names none" in tasks["no-file"]["termination_detail"]
+    assert tasks["latin-1"]["termination"] == "skipped"
+    assert "needs a UTF-8 text file; calc.py" in tasks["latin-1"]["termination_detail"]
     prompt = engine.prompts[0][-1].text
     assert "calc.py" in prompt and "def add" in prompt  # the issue and the whole file
     steps = [s for s in _steps(result.run_dir) if s["task_id"] == "fix-add"]
@@ -95,11 +103,11 @@ def test_single_shot_grades_and_reports_like_a_live_run(
     capsys.readouterr()
     assert cli.main(["report", str(result.run_dir)]) == 0
     assert "fix-add" in capsys.readouterr().out
-    # the docs' side-by-side table reads it: smoke's tasks are all guided, one skipped
+    # the docs' side-by-side table reads it: smoke's tasks are all guided, two skipped
     assert _agents_table().main([f"single-shot={result.run_dir}"]) == 0
     table = capsys.readouterr().out
-    assert "| single-shot | - | - | - | 0/0 (0.00-0.00) | 1/4 | 1 |" in table
-    assert "| single-shot | 4 | 0.8 |" in table  # 3 requests over 4 tasks
+    assert "| single-shot | - | - | - | 0/0 (0.00-0.00) | 1/5 | 2 |" in table
+    assert "| single-shot | 5 | 0.6 |" in table  # 3 requests over 5 tasks
 
 
 def _agents_table():
