@@ -40,7 +40,7 @@ from .base import (
 )
 from .chat_template import CHATML_TEMPLATE, ChatTemplate
 from .greedy import GreedyChooser, TokenLog
-from .llamacpp_ops import evaluate_after_prefix, truncate_head_tail
+from .llamacpp_ops import TokenText, evaluate_after_prefix, truncate_head_tail
 from .llamacpp_settings import GGML_TYPES, EngineSettings, kv_bytes_per_token, read_back
 from .speculative import Speculator, build_speculator, decode_speculative
 from .tool_format import detect_family, parse_tool_calls, single_token_markers
@@ -391,8 +391,10 @@ class LlamaCppEngine:
                              "'auto'; force a call with the family's grammar "
                              "(tool_format.tool_call_grammar)")
         grammar = gbnf_of(grammar)  # llama.cpp takes the GBNF; the schema is for servers
-        # each call sets (or clears) the listener that both decode loops' token log calls
-        self._on_token = (lambda t: on_token(self._token_text(t))) if on_token else None
+        # each call sets (or clears) the listener that both decode loops' token log calls;
+        # its pieces add up to the generation's text
+        stream = TokenText(self.llm, on_token) if on_token else None
+        self._on_token = stream.add if stream else None
         t_start = time.monotonic_ns()
         prompt = self.prompt_tokens(messages, tools)
         limit = min(self.n_ctx, max_context_tokens or self.n_ctx)
@@ -416,6 +418,8 @@ class LlamaCppEngine:
             log = self._decode_with_generate(prompt, sampler_grammar, max_tokens)
         if not log.times:
             raise EngineError("llama.cpp produced no token")
+        if stream is not None:
+            stream.finish()
         return self._generation(prompt, reused, log, extra, tools, (t_start, t_prefill))
 
     def _generation(

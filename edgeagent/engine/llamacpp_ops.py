@@ -4,7 +4,8 @@ the cache identically."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import codecs
+from collections.abc import Callable, Sequence
 from typing import Any
 
 
@@ -43,3 +44,35 @@ def truncate_head_tail(llm: Any, text: str, max_tokens: int) -> str:
         + marker.replace(str(len(ids)), str(dropped))
         + llm.detokenize(tail).decode(errors="replace")
     )
+
+
+class TokenText:
+    """A generation's text as it streams, one piece per token, adding up to the text of the
+    whole: each token is detokenized after the few before it (a tokenizer may drop the
+    leading space of a sequence's first piece) and its bytes go through one UTF-8 decoder,
+    so a character split over tokens comes out whole, once its last byte is there. Control
+    tokens are not shown, as in the finished text."""
+
+    CONTEXT = 4  # tokens of context before each new one
+
+    def __init__(self, llm: Any, emit: Callable[[str], None]) -> None:
+        self._llm = llm
+        self._emit = emit
+        self._recent: list[int] = []
+        self._utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
+
+    def add(self, token: int) -> None:
+        before = self._llm.detokenize(self._recent) if self._recent else b""
+        both = self._llm.detokenize([*self._recent, token])
+        # a tokenizer that tidies spaces across pieces may break the prefix: then the piece
+        new = both[len(before):] if both.startswith(before) else self._llm.detokenize([token])
+        self._recent = [*self._recent[-(self.CONTEXT - 1):], token]
+        self._send(self._utf8.decode(new))
+
+    def finish(self) -> None:
+        """What is left of a character cut off by the end of the generation."""
+        self._send(self._utf8.decode(b"", final=True))
+
+    def _send(self, text: str) -> None:
+        if text:
+            self._emit(text)

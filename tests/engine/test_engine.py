@@ -420,3 +420,13 @@ def test_kv_cache_bytes_cover_prompt_and_generated_tokens(engine: LlamaCppEngine
     gen = engine.generate(_turn("kv bytes check"), max_tokens=6)
     per_token = engine.provenance()["kv_bytes_per_token"]
     assert gen.kv_cache_bytes == (gen.context_tokens + len(gen.tokens)) * per_token
+
+
+@pytest.mark.parametrize("task", ["Fix calc.py", "Écris « bonjour » en 中文", "emoji 🙂 please"])
+def test_streamed_pieces_add_up_to_the_text(engine: LlamaCppEngine, task: str) -> None:
+    """Unconstrained, the random model emits byte tokens that split characters: each piece
+    must still be whole text, and together they must be the recorded text."""
+    pieces: list[str] = []
+    gen = engine.generate(_turn(task), max_tokens=48, on_token=pieces.append)
+    assert "".join(pieces) == gen.text
+    assert all(pieces)  # a token that ends no character yet sends nothing, not ""
