@@ -290,8 +290,10 @@ def _confine_argv(workspace: Path, command: str, hide: tuple[str, ...] = (),
     bound = [*_SYSTEM_DIRS, *_python_dirs()]
     where = os.path.realpath(workspace)
     # FIFOs and sockets in what is bound: read-only does not stop their use, a mask does.
-    # Looked at again for each new workspace; a probe's own is not one.
-    specials = _SPECIAL_FILES.under(bound, None if probe else where)
+    # Looked at again for each new workspace; a probe's own is not one. The Nix store holds
+    # none (its archive format has no FIFOs or sockets) and can hold millions of files.
+    scanned = [d for d in bound if not (d == "/nix/store" or d.startswith("/nix/store/"))]
+    specials = _SPECIAL_FILES.under(scanned, None if probe else where)
     return [sys.executable, "-I", "-S", _CONFINE, where, _TMPFS_SIZE,
             _shell(), command, *(f"bind:{d}" for d in bound),
             *(f"mask:{d}" for d in (*_hidden_paths(hide), *specials)),
