@@ -18,7 +18,14 @@ from dataclasses import dataclass
 from ..engine.base import Message
 from ..sandbox.tools import Toolbox, ToolResult
 from ..sandbox.workspace import PathRefused
-from .whole_file import corrected_file, file_to_fix, source_text, whole_file_prompt
+from .locate import defining_file
+from .whole_file import (
+    corrected_file,
+    file_to_fix,
+    source_files,
+    source_text,
+    whole_file_prompt,
+)
 
 # the step's tool result when the draft was not written: no tool ran, so none failed (the
 # console would show "tool error"); the observation says why
@@ -32,6 +39,7 @@ class DraftTarget:
     path: str  # workspace-relative
     text: str  # as read (UTF-8: written back, it gives the same bytes)
     messages: tuple[Message, ...]
+    found_by: str = "named in the issue"  # how the file was chosen, for the step's record
 
 
 @dataclass(frozen=True)
@@ -44,9 +52,14 @@ class DraftOutcome:
 
 
 def draft_target(toolbox: Toolbox, title: str, issue: str) -> DraftTarget | None:
-    """The draft's file and prompt, or None when the issue names no single text file."""
+    """The draft's file and prompt, or None when the issue points at no single text file:
+    the one source file it names, else the one that defines what it names (locate.py)."""
     ws = toolbox.workspace
     rel, _ = file_to_fix(ws.root, issue)
+    found_by = "named in the issue"
+    if rel is None:
+        rel, names = defining_file(ws.root, source_files(ws.root), issue)
+        found_by = f"the issue names none; it defines {names}"
     if rel is None:
         return None
     try:
@@ -56,7 +69,7 @@ def draft_target(toolbox: Toolbox, title: str, issue: str) -> DraftTarget | None
     text = source_text(data)
     if text is None:  # binary or not UTF-8: left to the loop's tools
         return None
-    return DraftTarget(rel, text, tuple(whole_file_prompt(rel, text, title, issue)))
+    return DraftTarget(rel, text, tuple(whole_file_prompt(rel, text, title, issue)), found_by)
 
 
 def apply_draft(toolbox: Toolbox, target: DraftTarget, answer: str) -> DraftOutcome:

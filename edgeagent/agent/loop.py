@@ -161,7 +161,8 @@ class _Episode:
         t_tool_end = time.monotonic_ns()
         self.sink.emit(step_record(
             gen, task_id=self.task_id, attempt=self.attempt, step=0, wall_start=wall_start,
-            action_name="draft", action_args={"path": target.path}, format_error=None,
+            action_name="draft", action_args={"path": target.path, "found_by": target.found_by},
+            format_error=None,
             result=outcome.result, observation=outcome.observation, truncated=False,
             observation_tokens=self.engine.count_tokens(outcome.observation),
             t_tool_start=t_tool_start, t_tool_end=t_tool_end,

@@ -30,7 +30,7 @@ _DOC_SUFFIXES = {".md", ".rst", ".txt", ".adoc"}
 def file_to_fix(ws_root: Path, issue: str) -> tuple[str | None, str]:
     """(the one source file the issue names, '') or (None, why there is none). Tests and
     documents (README.md, a spec) are never the file to fix."""
-    named = sorted({rel for rel in _source_files(ws_root) if _named(rel, issue)})
+    named = sorted({rel for rel in source_files(ws_root) if _named(rel, issue)})
     if len(named) == 1:
         return named[0], ""
     if not named:
@@ -38,7 +38,8 @@ def file_to_fix(ws_root: Path, issue: str) -> tuple[str | None, str]:
     return None, f"the issue names {len(named)} of them: " + ", ".join(named[:5])
 
 
-def _source_files(root: Path) -> list[str]:
+def source_files(root: Path) -> list[str]:
+    """The repository's files a fix may change: not tests, documents or skipped folders."""
     out = []
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root)

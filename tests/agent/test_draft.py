@@ -82,7 +82,8 @@ def test_a_draft_that_passes_the_visible_tests_is_kept_and_graded(
     assert task["steps"] == 1 and "passed the visible tests" in task["termination_detail"]
     assert [(s["step"], s["action_name"], s["tool_exit_code"]) for s in steps] == \
         [(0, "draft", 0)]
-    assert json.loads(steps[0]["action_args_json"]) == {"path": "calc.py"}
+    assert json.loads(steps[0]["action_args_json"]) == {"path": "calc.py",
+                                                         "found_by": "named in the issue"}
     recorded = [r for r in trajectory if r["type"] == "step"][0]
     # the draft's own prompt is in the trajectory: the issue and the whole file
     assert [m["role"] for m in recorded["prompt"]] == ["system", "user"]
@@ -223,3 +224,64 @@ def test_the_no_draft_first_flag_reaches_the_run(tiny_model_path: Path, tmp_path
         assert actions and "draft" not in actions
     finally:
         db.close()
+
+
+def _repo(tmp_path: Path, files: dict[str, str]) -> Path:
+    repo = tmp_path / "repo"
+    for rel, text in files.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text)
+    return repo
+
+
+STOCK = {
+    "stock/__init__.py": "",
+    "stock/item.py": "class Item:\n    def price(self):\n        return 1\n",
+    "stock/errors.py": "class StockError(Exception):\n    pass\n",
+    "stock/inventory.py": "class Inventory:\n    def total_value(self):\n        return 0\n",
+    "tests/test_inventory.py": "def test_total_value():\n    pass\n",
+}
+
+
+@pytest.mark.parametrize("issue, expected", [
+    # a failing test's name, without its test_ prefix, names what it tests
+    ("CI is red: tests/test_inventory.py::test_total_value fails", "stock/inventory.py"),
+    ("`Inventory.total_value()` is off by the quantity", "stock/inventory.py"),
+    ("the value from stock.inventory.total_value is wrong", "stock/inventory.py"),
+    # the exception it raises is not where the bug is
+    ("total_value() raises `StockError` on an empty stock", "stock/inventory.py"),
+    ("Item.price( and Inventory( disagree", None),  # defined in two files
+    ("the stock value is wrong", None),  # names nothing
+    ("`test_inventory` is flaky", None),  # only a test defines it... and no source does
+])
+def test_a_file_the_issue_does_not_name_is_found_by_what_it_defines(
+        tmp_path: Path, issue: str, expected: str | None) -> None:
+    with Workspace.create(_repo(tmp_path, STOCK)) as ws:
+        target = draft_target(Toolbox(ws, "true", ProcessLimits(timeout_s=30)), "t", issue)
+    assert (target.path if target else None) == expected
+    if target is not None:
+        assert target.found_by.startswith("the issue names none; it defines ")
+        assert "total_value" in target.found_by
+        assert "Fix this issue by changing stock/inventory.py" in target.messages[1].text
+
+
+def test_other_languages_definitions_are_found(tmp_path: Path) -> None:
+    files = {"src/queue.go": "package q\n\nfunc (q *Queue) PushJob(j Job) {}\n",
+             "web/date.js": "export function formatDate(d) { return d }\n",
+             "core/lib.rs": "pub fn parse_amount(s: &str) -> i64 { 0 }\n"}
+    with Workspace.create(_repo(tmp_path, files)) as ws:
+        box = Toolbox(ws, "true", ProcessLimits(timeout_s=30))
+        found = [draft_target(box, "t", issue) for issue in
+                 ("PushJob() drops jobs", "`formatDate` shows UTC", "parse_amount(\"1,5\") fails")]
+    assert [t.path if t else None for t in found] == ["src/queue.go", "web/date.js",
+                                                     "core/lib.rs"]
+
+
+def test_a_symlinked_source_file_is_not_read_to_locate(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.py"
+    outside.write_text("def secret_total():\n    pass\n")
+    repo = _repo(tmp_path, {"pkg/real.py": "x = 1\n"})
+    (repo / "pkg" / "link.py").symlink_to(outside)
+    with Workspace.create(repo) as ws:
+        box = Toolbox(ws, "true", ProcessLimits(timeout_s=30))
+        assert draft_target(box, "t", "secret_total() is wrong") is None
