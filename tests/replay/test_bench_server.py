@@ -13,11 +13,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from paths import ROOT
 
 from edgeagent.cli import main as cli_main
 from edgeagent.engine.llama_server import BUILD_COMMAND, find_llama_server
 from edgeagent.replay import load_dataset
-from tests.paths import ROOT
 
 
 def _bench():
