@@ -3,11 +3,13 @@
     python tools/agents_table.py "edgeagent=RUN" "single-shot=RUN" "mini-swe-agent=RUN[+RUN]"
 
 Each argument is LABEL=RUN, or LABEL=RUN+RUN for one configuration's tasks spread over runs
-(a resumed or split run). Two tables: resolved per tier (graded tiers with a Wilson 95%
-interval, the guided tier apart, skipped tasks counted), and the cost: requests (steps),
-prefilled and decoded tokens and wall time per task, and per resolved graded task (the
-whole run's cost divided by what it resolved; n/a when it resolved none), and energy per
-resolved task where the run measured or estimated energy (null otherwise, with the reason).
+(a resumed or split run); a task in several of them counts from the last (a subset of tasks
+run again after a change that only they take a new path through). Two tables: resolved per
+tier (graded tiers with a Wilson 95% interval, the guided tier apart, skipped tasks
+counted), and the cost: requests (steps), prefilled and decoded tokens and wall time per
+task, and per resolved graded task (the whole run's cost divided by what it resolved; n/a
+when it resolved none), and energy per resolved task where the run measured or estimated
+energy (null otherwise, with the reason).
 Tasks a stop cut short (`interrupted`) are left out, and said so on stderr.
 Every number comes from the run directories' task and step rows and recorded tiers.
 """
@@ -90,6 +92,9 @@ def load(spec: str) -> tuple[str, RunData]:
     if not sep or not runs:
         raise UserError(f"{spec}: expected LABEL=RUN or LABEL=RUN+RUN")
     loaded = [load_run(Path(p)) for p in runs.split("+")]
+    # a task in several runs counts from the last (a subset run again after a change)
+    loaded = [_without(run, {t["task_id"] for later in loaded[i + 1:] for t in later.tasks})
+              for i, run in enumerate(loaded)]
     data = loaded[0] if len(loaded) == 1 else merge_runs(label, loaded)
     cut = {(t["task_id"], t["attempt"]) for t in data.tasks if t["termination"] == "interrupted"}
     if not cut:
@@ -99,6 +104,14 @@ def load(spec: str) -> tuple[str, RunData]:
     return label, dataclasses.replace(
         data, tasks=tuple(t for t in data.tasks if (t["task_id"], t["attempt"]) not in cut),
         steps=tuple(s for s in data.steps if (s["task_id"], s["attempt"]) not in cut))
+
+
+def _without(data: RunData, task_ids: set[str]) -> RunData:
+    if not task_ids:
+        return data
+    return dataclasses.replace(
+        data, tasks=tuple(t for t in data.tasks if t["task_id"] not in task_ids),
+        steps=tuple(s for s in data.steps if s["task_id"] not in task_ids))
 
 
 def main(argv: list[str] | None = None) -> int:

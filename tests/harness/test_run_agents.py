@@ -108,6 +108,9 @@ def test_single_shot_grades_and_reports_like_a_live_run(
     table = capsys.readouterr().out
     assert "| single-shot | - | - | - | 0/0 (0.00-0.00) | 1/5 | 2 |" in table
     assert "| single-shot | 5 | 0.6 |" in table  # 3 requests over 5 tasks
+    # a run given twice: each task counts once, from the last
+    assert _agents_table().main([f"single-shot={result.run_dir}+{result.run_dir}"]) == 0
+    assert table == capsys.readouterr().out
 
 
 def _agents_table():
