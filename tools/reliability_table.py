@@ -63,7 +63,10 @@ def render(counts: dict, summary: str, isolation: dict) -> str:
          f"{get(res, 'steps_committed')} steps committed, "
          f"**{get(res, 'steps_lost')} steps lost**, "
          f"{get(res, 'attempts_superseded')} unfinished attempts superseded; every one "
-         "resumed to `complete`"),
+         "resumed to `complete`"
+         + (f"; and {get('kill_points', 'accuracy')} in `accuracy` (the [accuracy] extra), "
+            "each resumed to `complete` with every sample recorded once"
+            if get("kill_points", "accuracy") else "")),
         ("SIGKILL of `serve` while an agent asks (test_kill_points.py)",
          f"{get('kill_points', 'serve')} kill points, {get('kill_points', 'serve_answers')} "
          f"answers received by the client, **{get('kill_points', 'serve_steps_lost')} "
