@@ -1,6 +1,6 @@
 """Operations on a llama_cpp.Llama shared by the engine, speculative decoding and the
 vocab-only tokenizer that estimates task contexts: one copy, so all of them cut and restore
-the cache identically."""
+the cache identically; and the text of a generation as it streams (TokenText)."""
 
 from __future__ import annotations
 
