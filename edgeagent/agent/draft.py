@@ -39,7 +39,7 @@ class DraftTarget:
     path: str  # workspace-relative
     text: str  # as read (UTF-8: written back, it gives the same bytes)
     messages: tuple[Message, ...]
-    found_by: str = "named in the issue"  # how the file was chosen, for the step's record
+    found_by: str  # how the file was chosen, for the step's record
 
 
 @dataclass(frozen=True)

@@ -55,16 +55,16 @@ class _Tree:
 
     def recheck(self) -> bool:
         """Read again every directory whose mtime moved (or that is gone); True if any."""
-        moved = [d for d, mtime in self.dirs.items() if _mtime(d) != mtime]
-        for top in _outermost(moved):
-            self._forget(top)
+        moved = _outermost([d for d, mtime in self.dirs.items() if _mtime(d) != mtime])
+        self._forget(set(moved))  # one pass, however many moved (a package install)
+        for top in moved:
             self.scan(top)
         return bool(moved)
 
-    def _forget(self, top: str) -> None:
-        below = top.rstrip("/") + "/"
-        self.dirs = {d: m for d, m in self.dirs.items() if d != top and not d.startswith(below)}
-        self.found = {f for f in self.found if not f.startswith(below)}
+    def _forget(self, tops: set[str]) -> None:
+        if tops:
+            self.dirs = {d: m for d, m in self.dirs.items() if not _within(d, tops)}
+            self.found = {f for f in self.found if not _within(os.path.dirname(f), tops)}
 
 
 def _kind(entry: os.DirEntry[str]) -> str:
@@ -85,6 +85,16 @@ def _mtime(path: str) -> int | None:
     except OSError:
         return None
     return st.st_mtime_ns if stat.S_ISDIR(st.st_mode) else None
+
+
+def _within(path: str, tops: set[str]) -> bool:
+    """path is one of tops or below one (its ancestors looked up, not every top compared)."""
+    while path not in tops:
+        parent = os.path.dirname(path)
+        if parent == path:
+            return False
+        path = parent
+    return True
 
 
 def _outermost(paths: list[str]) -> list[str]:
