@@ -21,7 +21,7 @@ SCOPES = (
     "psys",  # RAPL platform (SoC + more on laptops)
     "soc",  # a SoC rail sum without the module input
     "module-input",  # Jetson VDD_IN / POM_5V_IN: everything the module draws
-    "board",  # a board-level total (Raspberry Pi PMIC sum, Apple "Combined")
+    "board",  # a board-level total (Raspberry Pi PMIC sum, Apple "Combined", Jetson Thor VIN)
     "gpu",  # a GPU's own draw (NVML, amdgpu hwmon)
     "battery-system",  # a discharging laptop battery: the whole system on battery
     "estimated",  # CPU utilisation x declared TDP: an estimate, never a measurement

@@ -34,10 +34,18 @@ DISCHARGING = "Discharging"
 MIN_INTERVAL_S = 1.0
 
 UNPLUG_FIX = "unplug the charger to measure on battery"
+
+# Supplies that feed the machine from outside (sysfs-class-power `type`): an AC adapter, a
+# USB or USB-C PD charger (UCSI reports online while the port sinks power), a wireless pad.
+# Older kernels spell USB chargers USB_C, USB_PD, USB_DCP, ...; `online` is 0, 1 or 2
+# (programmable). A battery can report Discharging while one of them is online (a charger
+# too weak for the load, or firmware that tops up from both), and then its discharge is
+# only part of what the machine draws.
+EXTERNAL_TYPES = ("Mains", "USB", "Wireless")
 PERMISSION_FIX = "run as root, or make the power_supply files readable"
 TIMING_NOTE = (
-    "valid only while status is Discharging; values update slowly (ACPI caches 1 s, the EC "
-    "refreshes every few s), so sample at >= 1 s"
+    "valid only while status is Discharging and no AC/USB supply is online; values update "
+    "slowly (ACPI caches 1 s, the EC refreshes every few s), so sample at >= 1 s"
 )
 
 
@@ -48,13 +56,14 @@ class BatterySource(Described):
     info: SourceInfo
     supply: Path  # /sys/class/power_supply/BATn
     power_path: Path | None  # power_now (µW); None: voltage_now x current_now instead
+    external: tuple[Path, ...] = ()  # AC/USB supplies: while one is online, not the system
 
     def status(self) -> str | None:
         return read_str(self.supply / "status")
 
     def read_watts(self) -> float | None:
         # Status is re-read every time: the charger can be plugged in or out mid-run.
-        if self.status() != DISCHARGING:
+        if self.status() != DISCHARGING or external_online(self.external):
             return None
         pw = self.discharge_picowatts()
         return None if pw is None else pw / 10**12
@@ -88,6 +97,8 @@ class BatteryTotal(Described):
         # Any battery charging means the machine is on AC; none discharging means the same.
         if DISCHARGING not in statuses or "Charging" in statuses:
             return None
+        if external_online(self.batteries[0].external):
+            return None
         total = 0
         for battery, status in zip(self.batteries, statuses, strict=True):
             if status != DISCHARGING:
@@ -99,22 +110,51 @@ class BatteryTotal(Described):
         return total / 10**12
 
 
-def _batteries(root: Path) -> list[Path]:
-    """System batteries under root: type Battery, not a peripheral's (scope Device)."""
+def _supplies(root: Path) -> list[Path]:
     try:
-        supplies = sorted((root / "sys" / "class" / "power_supply").iterdir())
+        return sorted((root / "sys" / "class" / "power_supply").iterdir())
     except OSError:
         return []
+
+
+def _batteries(root: Path) -> list[Path]:
+    """System batteries under root: type Battery, not a peripheral's (scope Device), and
+    present (a driver may keep an empty bay's supply with present 0)."""
     return [
         d
-        for d in supplies
+        for d in _supplies(root)
         if read_str(d / "type") == "Battery"
         # Mice and headsets report type Battery with scope Device: not the system's power.
         and read_str(d / "scope") != "Device"
+        and read_str(d / "present") != "0"
     ]
 
 
-def _battery_source(supply: Path, note: str) -> BatterySource | Unavailable:
+def _external_supplies(root: Path) -> tuple[Path, ...]:
+    """The `online` files of the supplies that can power the machine from outside."""
+    out = []
+    for d in _supplies(root):
+        kind = read_str(d / "type") or ""
+        if not (kind in EXTERNAL_TYPES or kind.startswith("USB_")):
+            continue
+        if read_str(d / "scope") != "Device" and (d / "online").exists():
+            out.append(d / "online")
+    return tuple(out)
+
+
+def external_online(online_files: tuple[Path, ...]) -> Path | None:
+    """The first external supply reading online now, or None (an unreadable file counts as
+    offline: the battery status still says Discharging)."""
+    for f in online_files:
+        value = KEPT.read_int(f)
+        if value:  # 1: online, 2: online programmable (USB PD PPS)
+            return f
+    return None
+
+
+def _battery_source(
+    supply: Path, note: str, external: tuple[Path, ...] = ()
+) -> BatterySource | Unavailable:
     name = f"{FAMILY}:{supply.name}"
     power_now = supply / "power_now"
     if power_now.exists():
@@ -141,7 +181,7 @@ def _battery_source(supply: Path, note: str) -> BatterySource | Unavailable:
         path=str(files[0]),
         note=f"{how}; {note}",
     )
-    return BatterySource(info, supply, power_path)
+    return BatterySource(info, supply, power_path, external)
 
 
 def discover(root: Path = Path("/")) -> Discovery:
@@ -150,21 +190,21 @@ def discover(root: Path = Path("/")) -> Discovery:
     if not supplies:
         return Discovery(unavailable=(Unavailable(FAMILY, FAMILY, "not present"),))
     several = len(supplies) > 1
+    external = _external_supplies(root)
     sources: list[BatterySource] = []
     unavailable: list[Unavailable] = []
     for supply in supplies:
         note = TIMING_NOTE
         if several:
             note = f"one of {len(supplies)} batteries, see {FAMILY}:total; {note}"
-        found = _battery_source(supply, note)
+        found = _battery_source(supply, note, external)
         if isinstance(found, Unavailable):
             unavailable.append(found)
             continue
         sources.append(found)
-        status = found.status()
-        if status != DISCHARGING:
+        reason = _not_system_power(found)
+        if reason is not None:
             # Still a source: unplugging mid-run makes its reads valid.
-            reason = f"not discharging (status: {status})"
             unavailable.append(Unavailable(FAMILY, found.name, reason, UNPLUG_FIX))
     out: list[MeteredSource] = list(sources)
     if several and len(sources) == len(supplies):
@@ -184,6 +224,17 @@ def discover(root: Path = Path("/")) -> Discovery:
         reason = "a battery is unavailable, so the system draw cannot be summed"
         unavailable.append(Unavailable(FAMILY, f"{FAMILY}:total", reason))
     return Discovery(sources=tuple(out), unavailable=tuple(unavailable))
+
+
+def _not_system_power(source: BatterySource) -> str | None:
+    """Why the battery's discharge is not the system's draw now, or None if it is."""
+    status = source.status()
+    if status != DISCHARGING:
+        return f"not discharging (status: {status})"
+    online = external_online(source.external)
+    if online is not None:
+        return f"external power online ({online.parent.name}): the battery is not the only supply"
+    return None
 
 
 def primary_source(discovery: Discovery) -> MeteredSource | None:

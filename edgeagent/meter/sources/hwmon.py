@@ -3,7 +3,8 @@
 Per the kernel's hwmon sysfs interface, `power<N>_input` is instantaneous µW,
 `power<N>_average` is µW averaged over `power<N>_average_interval` ms, and `energy<N>_input` is
 a cumulative µJ counter; `<kind><N>_label` names the channel. Each channel becomes one source:
-a `PowerSource` in W or an `EnergyCounter` in J.
+a `PowerSource` in W or an `EnergyCounter` in J. Old-style drivers (acpi_power_meter) keep
+their attributes in hwmonN/device/ instead, where libsensors also looks.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from edgeagent.meter.sources import jetson
 from edgeagent.meter.sources.base import Described, Discovery, SourceInfo, Unavailable
 from edgeagent.meter.sources.reading import KEPT
 
@@ -28,6 +30,12 @@ NOT_PRESENT = Unavailable(
     name=FAMILY,
     reason="not present (no /sys/class/hwmon power or energy sensors)",
 )
+
+# Graphics drivers whose hwmon chips measure the GPU alone (sysfs-driver-intel-i915-hwmon and
+# -xe-hwmon: "i915"/"xe" is the whole card, "i915_gtN"/"xe_gtN" one GT inside it; nouveau:
+# the board's power sensor). Left at the default "board" scope, a card would pass for the
+# machine and be chosen as the device total on a desktop where RAPL is root-only.
+_GPU_CHIP_RE = re.compile(r"^(?:i915|xe)(?:_gt\d+)?$|^nouveau$")
 
 _POWER_RE = re.compile(r"^power(\d+)_(input|average)$")
 _ENERGY_RE = re.compile(r"^energy(\d+)_input$")
@@ -77,7 +85,8 @@ class _Chip:
 
 def discover(root: Path = Path("/")) -> Discovery:
     """Every hwmon power and energy channel below root (except other families' chips)."""
-    chips = [c for c in (_read_chip(d) for d in _hwmon_dirs(root)) if c and c.channels]
+    claimed = jetson.claimed_hwmon_dirs(root)  # Thor's INA238 VIN is the Jetson total
+    chips = [c for c in (_read_chip(d, claimed) for d in _hwmon_dirs(root)) if c and c.channels]
     if not chips:
         return Discovery(unavailable=(NOT_PRESENT,))
     repeated = {n for n, k in Counter(c.chip for c in chips).items() if k > 1}
@@ -124,14 +133,17 @@ def _hwmon_dirs(root: Path) -> list[Path]:
     return sorted(entries, key=lambda p: int(p.name[5:]))
 
 
-def _read_chip(hwmon_dir: Path) -> _Chip | None:
+def _read_chip(hwmon_dir: Path, claimed: frozenset[Path] = frozenset()) -> _Chip | None:
     try:
         real = hwmon_dir.resolve()
-        chip = _read_text(real / "name")
-        files = sorted(p.name for p in real.iterdir())
-    except OSError:
-        return None  # gone between listing and reading, or not a hwmon dir
-    if chip in LEFT_TO_OTHER_FAMILIES:
+        attrs = _attribute_dir(real)
+        chip = _read_text(attrs / "name")
+        files = sorted(p.name for p in attrs.iterdir())
+    except (OSError, RuntimeError):
+        # Gone between listing and reading, not a hwmon dir, or a symlink loop (which
+        # Python before 3.13 reports as RuntimeError): skip this one entry only.
+        return None
+    if chip in LEFT_TO_OTHER_FAMILIES or real in claimed:
         return None
 
     power: dict[int, dict[str, str]] = {}
@@ -147,12 +159,24 @@ def _read_chip(hwmon_dir: Path) -> _Chip | None:
         # One source per channel: the instantaneous value where the driver has it (amdgpu
         # 6.6+ adds power1_input beside the older power1_average), else the average.
         chosen = power[n].get("input") or power[n]["average"]
-        channels.append(_Channel("power", n, real / chosen, _label(real, f"power{n}")))
+        channels.append(_Channel("power", n, attrs / chosen, _label(attrs, f"power{n}")))
     for n in sorted(energy):
         channels.append(
-            _Channel("energy", n, real / f"energy{n}_input", _label(real, f"energy{n}"))
+            _Channel("energy", n, attrs / f"energy{n}_input", _label(attrs, f"energy{n}"))
         )
     return _Chip(chip, _device_id(real), tuple(channels))
+
+
+def _attribute_dir(real: Path) -> Path:
+    """Where a chip's attributes live: hwmonN itself, or hwmonN/device for old-style drivers.
+
+    acpi_power_meter (ACPI 4.0 power meters: servers, NVIDIA Grace) still registers with
+    hwmon_device_register() and creates name and power1_average on the ACPI device, so its
+    hwmonN has no name file; libsensors reads such chips from hwmonN/device, and so do we.
+    """
+    if not (real / "name").exists() and (real / "device" / "name").exists():
+        return real / "device"
+    return real
 
 
 def _device_id(real: Path) -> str:
@@ -163,11 +187,17 @@ def _device_id(real: Path) -> str:
     return real.name
 
 
-def _label(real: Path, stem: str) -> str | None:
-    try:
-        return _read_text(real / f"{stem}_label") or None
-    except OSError:
-        return None
+def _label(attrs: Path, stem: str) -> str | None:
+    # acpi_power_meter has no *_label; its OEM string (power1_oem_info, e.g. "Grace Power
+    # Socket 0") is what tells one meter from another.
+    for suffix in ("_label", "_oem_info"):
+        try:
+            label = _read_text(attrs / f"{stem}{suffix}")
+        except OSError:
+            continue
+        if label:
+            return label
+    return None
 
 
 def _scope(chip: str, ch: _Channel) -> tuple[str, list[str]]:
@@ -177,6 +207,8 @@ def _scope(chip: str, ch: _Channel) -> tuple[str, list[str]]:
         notes.append(_average_note(ch))
     if chip == "amdgpu":
         return "gpu", ["amdgpu SoC power (on an APU it includes the CPU)", *notes]
+    if _GPU_CHIP_RE.match(chip):
+        return "gpu", [f"{chip}: the graphics card's own draw, not the system's", *notes]
     if chip == "amd_energy" and ch.label:
         if ch.label.startswith("Esocket"):
             return "cpu-package", [

@@ -9,9 +9,12 @@ Two driver layouts exist and both are read:
   file, so power = mV x mA. Channels labelled NC (disabled on the board) and the
   "sum of shunt voltages" channel 7 are skipped.
 
-Every rail is a source "jetson:<RAIL>". The board total is the module input rail (VDD_IN or
-POM_5V_IN, which excludes the carrier board) where the board has one; otherwise (AGX Orin,
-AGX Xavier) it is the sum of all rails, labelled as such. `primary_source` returns it.
+Every rail is a source "jetson:<RAIL>". The device total is, in this order: the carrier
+board's input monitor where there is one (AGX Thor: an INA238 labelled VIN, module and
+carrier); the module input rail (VDD_IN or POM_5V_IN, which excludes the carrier board);
+otherwise (AGX Orin, AGX Xavier) the sum of the rails, labelled as such, leaving out a rail
+NVIDIA documents as inside another one (AGX Orin: VDDQ_VDD2_1V8AO is in VIN_SYS_5V0).
+`primary_source` returns it.
 
 Rails are read as integer microwatts (mW x 1000, or mV x mA) so a sum of rails is exact
 before the single division to watts.
@@ -44,6 +47,18 @@ MODULE_INPUT_RAILS = ("VDD_IN", "POM_5V_IN")
 # curr4 its summed current, neither of which is a rail.
 HWMON_CHANNELS = (1, 2, 3)
 HWMON_SUM_CHANNEL = 7
+
+# Rails another rail of the same board already contains, which a sum of rails must leave out.
+# NVIDIA's Jetson Linux Developer Guide, AGX Orin power monitors: VIN_SYS_5V0 supplies the
+# system 5 V IOs, and "VDDQ_VDD2_1V8AO power is also included in VIN_SYS_5V0 power".
+NESTED_RAILS = {"VDDQ_VDD2_1V8AO": "VIN_SYS_5V0"}
+
+# Jetson AGX Thor adds an INA238 on the carrier board that measures VIN, the whole device's
+# input (module and carrier), beside the module's INA3221 rails (VDD_GPU, VDD_CPU_SOC_MSS,
+# VIN_SYS_5V0); jtop (PR #900) reports it as the total. Its hwmon power1_input is µW.
+BOARD_INPUT_CHIPS = ("ina238",)
+BOARD_INPUT_RAILS = ("VIN",)
+BOARD_INPUT_NOTE = "whole-device input power (module and carrier board); power1_input (µW)"
 
 SUM_NOTE = "sum of rails (no module input rail on this board)"
 MODULE_INPUT_NOTE = "module input power (excludes the carrier board)"
@@ -127,6 +142,18 @@ class RailSum(Described):
         return total / 1e6
 
 
+@dataclass(frozen=True)
+class BoardInputRail(Described):
+    """A one-channel monitor of the whole device's input (Thor's INA238 VIN), in µW."""
+
+    info: SourceInfo
+    power_path: Path
+
+    def read_watts(self) -> float | None:
+        uw = KEPT.read_int(self.power_path)
+        return None if uw is None else uw / 1e6
+
+
 # --- discovery -----------------------------------------------------------------------------
 
 
@@ -201,13 +228,17 @@ def _hwmon_channels(device: Path) -> Iterator[_Channel]:
             yield _Channel(device.name, label, (volt, curr))
 
 
-def _source_info(channel: _Channel, name: str, is_input: bool) -> SourceInfo:
+def _source_info(
+    channel: _Channel, name: str, is_input: bool, container: str | None = None
+) -> SourceInfo:
     first = channel.files[0]
-    note = MODULE_INPUT_NOTE if is_input else None
+    notes = [MODULE_INPUT_NOTE] if is_input else []
+    if container is not None:
+        notes.append(f"inside {container} (NVIDIA: included in its power); never add to it")
     if len(channel.files) == 2:
         k = first.name[2:].split("_")[0]
-        formula = f"in{k}_input (mV) x curr{k}_input (mA)"
-        note = f"{note}; {formula}" if note else formula
+        notes.append(f"in{k}_input (mV) x curr{k}_input (mA)")
+    note = "; ".join(notes) or None
     return SourceInfo(
         family=FAMILY,
         name=name,
@@ -233,9 +264,35 @@ def discover(root: Path = Path("/")) -> Discovery:
     present = {c.rail for c in channels}
     # One input rail is the total (VDD_IN before POM_5V_IN, should a board have both).
     input_rail = next((r for r in MODULE_INPUT_RAILS if r in present), None)
+    rails, missing = _probe_rails(channels, input_rail, present)
+    unavailable = [u for _, u in missing]
+    board = _board_input(root)
+    if isinstance(board, Unavailable):
+        unavailable.append(board)
 
+    total: MeteredSource | None
+    if isinstance(board, BoardInputRail):
+        total = board  # the whole device's input: wider than any module rail or their sum
+    elif board is not None:
+        total = None
+        reason = f"board input rail {board.name.split(':', 1)[1]} unavailable"
+        unavailable.append(Unavailable(FAMILY, f"{FAMILY}:total", reason))
+    else:
+        total, why_not = _module_total(rails, missing, input_rail)
+        if why_not is not None:
+            unavailable.append(Unavailable(FAMILY, f"{FAMILY}:total", why_not))
+    # The total first, so a caller taking the first source gets the board figure.
+    others = [r for r in rails if r is not total]
+    sources: tuple[MeteredSource, ...] = (total, *others) if total is not None else tuple(others)
+    return Discovery(sources=sources, unavailable=tuple(unavailable))
+
+
+def _probe_rails(
+    channels: list[_Channel], input_rail: str | None, present: set[str]
+) -> tuple[list[Rail], list[tuple[_Channel, Unavailable]]]:
+    """Each channel as a readable rail, or with the reason it cannot be read."""
     rails: list[Rail] = []
-    unavailable: list[Unavailable] = []
+    missing: list[tuple[_Channel, Unavailable]] = []
     taken: set[str] = set()
     for ch in channels:
         name = f"{FAMILY}:{ch.rail}"
@@ -246,40 +303,58 @@ def discover(root: Path = Path("/")) -> Discovery:
         if problems:
             path, why = problems[0]
             fix = PERMISSION_FIX if why == "permission denied" else None
-            unavailable.append(Unavailable(FAMILY, name, f"{why}: {path}", fix))
+            missing.append((ch, Unavailable(FAMILY, name, f"{why}: {path}", fix)))
             continue
-        info = _source_info(ch, name, is_input=ch.rail == input_rail and not _has_input(rails))
+        is_input = ch.rail == input_rail and not _has_input(rails)
+        info = _source_info(ch, name, is_input, _container(ch.rail, present))
         if len(ch.files) == 1:
             rails.append(IioRail(info, ch.files[0]))
         else:
             rails.append(HwmonRail(info, ch.files[0], ch.files[1]))
+    return rails, missing
 
-    total: MeteredSource | None = next((r for r in rails if r.scope == "module-input"), None)
-    if total is None and input_rail is not None:
+
+def _container(rail: str, present: set[str]) -> str | None:
+    """The rail on this board that already contains rail, if the board has it."""
+    parent = NESTED_RAILS.get(rail)
+    return parent if parent in present else None
+
+
+def _module_total(
+    rails: list[Rail], missing: list[tuple[_Channel, Unavailable]], input_rail: str | None
+) -> tuple[MeteredSource | None, str | None]:
+    """The module input rail, else the sum of the rails that nest in no other; or why none."""
+    total = next((r for r in rails if r.scope == "module-input"), None)
+    if total is not None:
+        return total, None
+    if input_rail is not None:
         # The rails without the input would be a SoC subset presented as the board: no total.
-        reason = f"module input rail {input_rail} unavailable"
-        unavailable.append(Unavailable(FAMILY, f"{FAMILY}:total", reason))
-    elif total is None and unavailable:
+        return None, f"module input rail {input_rail} unavailable"
+    readable = {r.info.rail for r in rails}
+    # A rail missing inside a readable container is counted by that container already.
+    gaps = [u.name for ch, u in missing if NESTED_RAILS.get(ch.rail) not in readable]
+    if gaps:
         # Summing only the readable rails would understate the board: no total either.
-        missing = ", ".join(u.name for u in unavailable)
-        reason = f"sum of rails incomplete ({missing} unavailable)"
-        unavailable.append(Unavailable(FAMILY, f"{FAMILY}:total", reason))
-    elif total is None and rails:
-        info = SourceInfo(
-            family=FAMILY,
-            name=f"{FAMILY}:total",
-            scope="soc",
-            rail=None,
-            unit="W",
-            kind="power",
-            path=None,
-            note=SUM_NOTE,
-        )
-        total = RailSum(info, tuple(rails))
-    # The total first, so a caller taking the first source gets the board figure.
-    others = [r for r in rails if r is not total]
-    sources: tuple[MeteredSource, ...] = (total, *others) if total is not None else tuple(others)
-    return Discovery(sources=sources, unavailable=tuple(unavailable))
+        return None, f"sum of rails incomplete ({', '.join(gaps)} unavailable)"
+    if not rails:
+        return None, None
+    summed = tuple(r for r in rails if NESTED_RAILS.get(r.info.rail or "") not in readable)
+    left_out = [r.info.rail for r in rails if r not in summed]
+    note = SUM_NOTE
+    if left_out:
+        inside = ", ".join(f"{rail} (inside {NESTED_RAILS[rail]})" for rail in left_out if rail)
+        note = f"{note}; left out as already counted: {inside}"
+    info = SourceInfo(
+        family=FAMILY,
+        name=f"{FAMILY}:total",
+        scope="soc",
+        rail=None,
+        unit="W",
+        kind="power",
+        path=None,
+        note=note,
+    )
+    return RailSum(info, summed), None
 
 
 def _has_input(rails: list[Rail]) -> bool:
@@ -287,12 +362,88 @@ def _has_input(rails: list[Rail]) -> bool:
 
 
 def primary_source(discovery: Discovery) -> MeteredSource | None:
-    """The board total: the module input rail, else the sum of rails; None if neither."""
+    """The device total: the board input (Thor VIN), else the module input rail, else the
+    sum of rails; None if none of them."""
     jetson = [s for s in discovery.sources if s.info.family == FAMILY]
-    for s in jetson:
-        if s.scope == "module-input":
-            return s
+    for scope in ("board", "module-input"):
+        for s in jetson:
+            if s.scope == scope:
+                return s
     return next((s for s in jetson if s.name == f"{FAMILY}:total"), None)
+
+
+# --- board input (INA238, Thor) --------------------------------------------------------------
+
+
+def _board_input_dirs(root: Path) -> list[tuple[Path, str]]:
+    """(hwmon dir, label) of every board-input monitor (an INA238 labelled VIN) below root."""
+    found: dict[str, Path] = {}
+    i2c = root / "sys" / "bus" / "i2c"
+    for dev in _listdir(i2c / "devices"):
+        if read_str(dev / "name") in BOARD_INPUT_CHIPS:
+            found.setdefault(dev.name, dev)
+    for driver in BOARD_INPUT_CHIPS:
+        for dev in _listdir(i2c / "drivers" / driver):
+            if _I2C_DEVICE.match(dev.name) and dev.is_dir():
+                found.setdefault(dev.name, dev)
+    out: list[tuple[Path, str]] = []
+    for key in sorted(found):
+        for hwmon in _listdir(found[key] / "hwmon"):
+            label = _chip_label(hwmon)
+            if hwmon.name.startswith("hwmon") and label in BOARD_INPUT_RAILS:
+                out.append((hwmon, label))
+    return out
+
+
+def _chip_label(hwmon: Path) -> str | None:
+    # The hwmon core's chip-wide `label` (from the device tree) names a one-channel monitor;
+    # a driver may label the channel instead.
+    for name in ("label", "power1_label", "in1_label"):
+        label = read_str(hwmon / name)
+        if label:
+            return label
+    return None
+
+
+def _board_input(root: Path) -> BoardInputRail | Unavailable | None:
+    """The device's input monitor as a source, or why it cannot be read; None if absent."""
+    if not _ina3221_devices(root):
+        return None  # not a Jetson: an INA238 elsewhere is the hwmon family's
+    dirs = _board_input_dirs(root)
+    if not dirs:
+        return None
+    hwmon, label = dirs[0]
+    name = f"{FAMILY}:{label}"
+    power = hwmon / "power1_input"
+    why = probe_int(power)
+    if why is not None:
+        fix = PERMISSION_FIX if why == "permission denied" else None
+        return Unavailable(FAMILY, name, f"{why}: {power}", fix)
+    info = SourceInfo(
+        family=FAMILY,
+        name=name,
+        scope="board",
+        rail=label,
+        unit="W",
+        kind="power",
+        path=str(power),
+        note=BOARD_INPUT_NOTE,
+    )
+    return BoardInputRail(info, power)
+
+
+def claimed_hwmon_dirs(root: Path = Path("/")) -> frozenset[Path]:
+    """The hwmon dirs this family reads beyond the INA3221s (resolved), so the generic hwmon
+    family does not list the same sensor a second time."""
+    if not _ina3221_devices(root):
+        return frozenset()
+    out: set[Path] = set()
+    for hwmon, _ in _board_input_dirs(root):
+        try:
+            out.add(hwmon.resolve())
+        except (OSError, RuntimeError):
+            continue
+    return frozenset(out)
 
 
 # --- board facts ---------------------------------------------------------------------------

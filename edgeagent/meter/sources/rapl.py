@@ -170,7 +170,8 @@ def _add_zone(
 def primary_sources(discovery: Discovery, *, include_dram: bool = True) -> tuple[RaplCounter, ...]:
     """The RAPL counters whose sum is the largest total that counts nothing twice.
 
-    psys alone where present (it contains the packages); otherwise every top-level package
+    every psys zone where present (each contains its socket's package; a multi-socket
+    server has psys, psys-1, ...); otherwise every top-level package
     zone (one per package, or per die on multi-die parts) plus the dram zones. Core and
     uncore are never included: they lie inside their package. DRAM is counted separately
     from the package by RAPL even where powercap lists it as the package's child, so it is
@@ -197,7 +198,9 @@ def _find_zones(root: Path) -> list[_Zone]:
             real = candidate.resolve()
             if real in seen_paths or not real.is_dir():
                 continue
-        except OSError:
+        except (OSError, RuntimeError):
+            # RuntimeError: Python before 3.13 raises it for a symlink loop, which one odd
+            # entry must not turn into a failed discovery of every zone.
             continue
         seen_paths.add(real)
         index = tuple(int(i, 16) for i in m.group(2)[1:].split(":"))
@@ -247,6 +250,10 @@ def _domain(zname: str) -> str | None:
     # "package-0" and, on multi-die parts, "package-0-die-1" are both package domains.
     if re.fullmatch(r"package-\d+(?:-die-\d+)?", zname):
         return "package"
+    # intel_rapl_common.c names the platform domain of every package after the first
+    # "psys-%d" (multi-socket TPMI servers): one psys zone per socket.
+    if re.fullmatch(r"psys-\d+", zname):
+        return "psys"
     return zname if zname in _SCOPE else None
 
 

@@ -14,6 +14,7 @@ from edgeagent.meter.sources.base import Unavailable
 
 FIXTURES = paths.FIXTURES / "sysfs" / "battery"
 BAT0 = "sys/class/power_supply/BAT0"
+AC = "sys/class/power_supply/AC"
 
 
 def tree(case: str, tmp_path: Path) -> Path:
@@ -81,9 +82,12 @@ def test_status_is_rechecked_on_every_read(tmp_path: Path) -> None:
     root = tree("charging", tmp_path)
     (src,) = battery.discover(root).sources
     assert src.read_watts() is None
-    (root / BAT0 / "status").write_text("Discharging\n")  # charger unplugged mid-run
+    # The charger unplugged mid-run: the battery discharges and AC goes offline.
+    (root / BAT0 / "status").write_text("Discharging\n")
+    (root / AC / "online").write_text("0\n")
     assert src.read_watts() == 25.12
     (root / BAT0 / "status").write_text("Charging\n")  # and plugged back in
+    (root / AC / "online").write_text("1\n")
     assert src.read_watts() is None
 
 
@@ -195,3 +199,59 @@ def test_two_batteries_one_unusable_means_no_total(tmp_path: Path) -> None:
     assert [s.name for s in d.sources] == ["battery:BAT0"]
     assert [u.name for u in d.unavailable] == ["battery:BAT1", "battery:total"]
     assert battery.primary_source(d) is None  # BAT0 alone is not the whole system
+
+
+def test_discharging_while_ac_is_online_is_not_system_power(tmp_path: Path) -> None:
+    # A charger too weak for the load: the battery discharges beside the AC adapter, so its
+    # discharge is only part of the machine's draw.
+    root = tree("power_now_discharging", tmp_path)
+    (root / AC / "online").write_text("1\n")
+    d = battery.discover(root)
+    (src,) = d.sources
+    assert src.read_watts() is None
+    assert d.unavailable == (
+        Unavailable(
+            "battery",
+            "battery:BAT0",
+            "external power online (AC): the battery is not the only supply",
+            battery.UNPLUG_FIX,
+        ),
+    )
+    (root / AC / "online").write_text("0\n")  # unplugged mid-run: the battery is the system
+    assert src.read_watts() == 19.195
+
+
+def test_usb_c_charger_online_is_external_power(tmp_path: Path) -> None:
+    # UCSI reports a USB-C port that sinks power as type USB, online 1 (2: PD programmable).
+    root = tree("power_now_discharging", tmp_path)
+    port = root / "sys/class/power_supply/ucsi-source-psy-USBC000:001"
+    port.mkdir()
+    (port / "type").write_text("USB\n")
+    (port / "scope").write_text("System\n")
+    (port / "online").write_text("2\n")
+    (src,) = battery.discover(root).sources
+    assert src.read_watts() is None
+    (port / "online").write_text("0\n")
+    assert src.read_watts() == 19.195
+
+
+def test_two_batteries_total_is_none_while_ac_is_online(tmp_path: Path) -> None:
+    root = _two_batteries(tmp_path)
+    total = battery.primary_source(battery.discover(root))
+    assert total.read_watts() == 23.195
+    (root / AC / "online").write_text("1\n")
+    assert total.read_watts() is None
+
+
+def test_empty_bay_with_present_zero_is_not_a_battery(tmp_path: Path) -> None:
+    # A driver may keep an empty bay's supply (present 0) with no readings.
+    root = tree("power_now_discharging", tmp_path)
+    bay = root / "sys/class/power_supply/BAT1"
+    bay.mkdir()
+    (bay / "type").write_text("Battery\n")
+    (bay / "present").write_text("0\n")
+    (bay / "status").write_text("Unknown\n")
+    d = battery.discover(root)
+    assert [s.name for s in d.sources] == ["battery:BAT0"]
+    assert d.unavailable == ()
+    assert battery.primary_source(d).read_watts() == 19.195

@@ -263,3 +263,66 @@ def test_desktop_total_is_the_cpu_socket_counter_not_the_graphics_card(tmp_path:
     total = choose_total(hwmon.discover(_tree(tmp_path, "desktop")))
     assert total is not None
     assert (total.label, total.scope) == ("hwmon:amd_energy/energy3", "cpu-package")
+
+
+ACPI_METER = Path("sys/devices/LNXSYSTM:00/LNXSYBUS:00/ACPI000D:00")
+
+
+def _acpi_power_meter(root: Path, hwmon_n: int = 5, oem: str | None = None) -> Path:
+    """An ACPI 4.0 power meter as acpi_power_meter.c lays it out: hwmon_device_register()
+    without a name, the attributes (name, power1_average, ...) on the ACPI device, reached
+    as hwmonN/device/."""
+    dev = root / ACPI_METER
+    hw = dev / "hwmon" / f"hwmon{hwmon_n}"
+    hw.mkdir(parents=True)
+    (hw / "device").symlink_to("../..")
+    (hw / "uevent").write_text("")
+    (dev / "name").write_text("power_meter\n")
+    (dev / "power1_average").write_text("23456000\n")  # µW
+    (dev / "power1_average_interval").write_text("1000\n")
+    (dev / "power1_model_number").write_text("\n")
+    if oem is not None:
+        (dev / "power1_oem_info").write_text(f"{oem}\n")
+    link = root / "sys/class/hwmon" / f"hwmon{hwmon_n}"
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(f"../../devices/LNXSYSTM:00/LNXSYBUS:00/ACPI000D:00/hwmon/hwmon{hwmon_n}")
+    return hw
+
+
+def test_acpi_power_meter_attributes_under_device_are_read(tmp_path: Path) -> None:
+    hw = _acpi_power_meter(tmp_path)
+    d = hwmon.discover(tmp_path)
+    (meter,) = d.sources
+    assert meter.name == "hwmon:power_meter/power1"
+    assert meter.info.path == str(hw / "device" / "power1_average")
+    assert meter.read_watts() == 23.456
+    assert "a running average over 1000 ms" in (meter.info.note or "")
+    (tmp_path / ACPI_METER / "power1_average").write_text("30000000\n")
+    assert meter.read_watts() == 30.0
+
+
+def test_acpi_power_meter_oem_info_names_the_rail(tmp_path: Path) -> None:
+    # NVIDIA Grace: several meters, told apart only by power1_oem_info.
+    _acpi_power_meter(tmp_path, oem="Grace Power Socket 0")
+    (meter,) = hwmon.discover(tmp_path).sources
+    assert meter.info.rail == "Grace Power Socket 0"
+
+
+@pytest.mark.parametrize("chip", ["nouveau", "i915", "i915_gt0", "xe"])
+def test_graphics_card_chips_are_gpu_scope_not_the_device_total(
+    tmp_path: Path, chip: str
+) -> None:
+    root = _tree(tmp_path, "desktop")
+    (root / DGPU / "name").write_text(f"{chip}\n")
+    d = hwmon.discover(root)
+    card = _by_name(d)[f"hwmon:{chip}/power1"]
+    assert card.scope == "gpu"
+    total = choose_total(d)
+    assert total is not None and total.label == "hwmon:amd_energy/energy3"
+
+
+def test_symlink_loop_in_the_class_dir_is_skipped(tmp_path: Path) -> None:
+    # Python < 3.13 raises RuntimeError (not OSError) resolving a symlink loop.
+    root = _tree(tmp_path, "desktop")
+    (root / "sys/class/hwmon/hwmon9").symlink_to("hwmon9")
+    assert [s.name for s in hwmon.discover(root).sources] == list(DESKTOP)

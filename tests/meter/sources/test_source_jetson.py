@@ -98,7 +98,9 @@ def test_jp5_agx_orin_hwmon_rails_are_mv_times_ma(tmp_path: Path) -> None:
     d = jetson.discover(tree("jp5_agx_orin", tmp_path))
     assert d.unavailable == ()
     assert watts(d) == {
-        "jetson:total": 23.517632,  # exact: summed in µW before the one division
+        # Exact: summed in µW before the one division. VDDQ_VDD2_1V8AO is left out: NVIDIA
+        # documents it as included in VIN_SYS_5V0, so adding it would count it twice.
+        "jetson:total": 22.427632,
         "jetson:VDD_GPU_SOC": 3.149328,  # 5096 mV x 618 mA
         "jetson:VDD_CPU_CV": 14.309568,  # 5096 mV x 2808 mA
         "jetson:VIN_SYS_5V0": 4.968736,  # 5024 mV x 989 mA
@@ -116,8 +118,16 @@ def test_jp5_agx_orin_total_is_the_sum_labelled_soc(tmp_path: Path) -> None:
     assert total is d.sources[0]
     assert total.name == "jetson:total"
     assert total.scope == "soc"
-    assert total.info.note == "sum of rails (no module input rail on this board)"
+    assert total.info.note == (
+        "sum of rails (no module input rail on this board); left out as already counted: "
+        "VDDQ_VDD2_1V8AO (inside VIN_SYS_5V0)"
+    )
     assert (total.info.rail, total.info.path) == (None, None)
+    assert [r.name for r in total.rails] == [
+        "jetson:VDD_GPU_SOC", "jetson:VDD_CPU_CV", "jetson:VIN_SYS_5V0",
+    ]
+    nested = by_name(d, "jetson:VDDQ_VDD2_1V8AO")
+    assert nested.info.note.startswith("inside VIN_SYS_5V0")
     assert not [s for s in d.sources if s.scope == "module-input"]
 
 
@@ -257,16 +267,35 @@ def test_unreadable_rail_is_unavailable_and_blocks_the_sum(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = tree("jp5_agx_orin", tmp_path)
-    _deny(monkeypatch, root / AGX_0041 / "curr2_input")
+    _deny(monkeypatch, root / AGX_0040 / "curr2_input")
     d = jetson.discover(root)
-    assert "jetson:VDDQ_VDD2_1V8AO" not in watts(d)
+    assert "jetson:VDD_CPU_CV" not in watts(d)
     rail, total = d.unavailable
-    assert rail.name == "jetson:VDDQ_VDD2_1V8AO"
+    assert rail.name == "jetson:VDD_CPU_CV"
     assert rail.reason.startswith("permission denied: ")
     assert rail.fix == jetson.PERMISSION_FIX
     assert total.name == "jetson:total"
-    assert total.reason == "sum of rails incomplete (jetson:VDDQ_VDD2_1V8AO unavailable)"
+    assert total.reason == "sum of rails incomplete (jetson:VDD_CPU_CV unavailable)"
     assert jetson.primary_source(d) is None
+
+
+def test_unreadable_nested_rail_does_not_block_the_sum(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # VDDQ_VDD2_1V8AO is inside VIN_SYS_5V0, which is read: the sum is still complete.
+    root = tree("jp5_agx_orin", tmp_path)
+    _deny(monkeypatch, root / AGX_0041 / "curr2_input")
+    d = jetson.discover(root)
+    assert [u.name for u in d.unavailable] == ["jetson:VDDQ_VDD2_1V8AO"]
+    assert jetson.primary_source(d).read_watts() == 22.427632
+
+
+def test_nested_rail_is_summed_when_its_container_is_absent(tmp_path: Path) -> None:
+    # Without VIN_SYS_5V0 on the board nothing else counts VDDQ_VDD2_1V8AO.
+    root = tree("jp5_agx_orin", tmp_path)
+    (root / AGX_0040 / "in3_label").write_text("NC\n")
+    total = jetson.primary_source(jetson.discover(root))
+    assert total.read_watts() == 18.548896  # 3149328 + 14309568 + 1090000 µW
 
 
 def test_unreadable_module_input_leaves_no_total(
@@ -342,3 +371,78 @@ def test_board_info_not_a_jetson(tmp_path: Path) -> None:
         "nvpmodel_id": None,
     }
     assert set(info["unavailable"]) == {"model", "l4t_release", "gpu_load_percent", "nvpmodel"}
+
+
+# --- JetPack 7: AGX Thor, INA238 board input (VIN) beside the INA3221 -----------------------
+
+THOR_INA238 = f"{AGX_I2C}/1-0044"
+
+
+def thor(tmp_path: Path) -> Path:
+    """The AGX Orin tree relabelled as Thor: one INA3221 (VDD_GPU, VDD_CPU_SOC_MSS,
+    VIN_SYS_5V0) plus an INA238 whose hwmon chip is labelled VIN (power1_input in µW)."""
+    root = tree("jp5_agx_orin", tmp_path)
+    for k, rail in enumerate(("VDD_GPU", "VDD_CPU_SOC_MSS", "VIN_SYS_5V0"), start=1):
+        (root / AGX_0040 / f"in{k}_label").write_text(f"{rail}\n")
+    for link in ("sys/bus/i2c/devices/1-0041", "sys/bus/i2c/drivers/ina3221/1-0041"):
+        (root / link).unlink()
+    shutil.rmtree(root / AGX_I2C / "1-0041")
+    dev = root / THOR_INA238
+    hw = dev / "hwmon" / "hwmon5"
+    hw.mkdir(parents=True)
+    (dev / "name").write_text("ina238\n")
+    for name, value in {
+        "name": "ina238", "label": "VIN", "power1_input": "23456000", "in1_input": "19872",
+        "curr1_input": "1180", "in0_input": "2", "temp1_input": "41250",
+    }.items():
+        (hw / name).write_text(f"{value}\n")
+    (root / "sys/bus/i2c/devices/1-0044").symlink_to(
+        "../../../devices/platform/c240000.i2c/i2c-1/1-0044"
+    )
+    hwmon_class = root / "sys/class/hwmon"
+    hwmon_class.mkdir(parents=True, exist_ok=True)
+    for n, rel in ((3, f"{AGX_I2C}/1-0040/hwmon/hwmon3"), (5, f"{THOR_INA238}/hwmon/hwmon5")):
+        (hwmon_class / f"hwmon{n}").symlink_to(f"../../{rel.removeprefix('sys/')}")
+    return root
+
+
+def test_thor_vin_is_the_total_over_the_rail_sum(tmp_path: Path) -> None:
+    root = thor(tmp_path)
+    d = jetson.discover(root)
+    assert d.unavailable == ()
+    total = jetson.primary_source(d)
+    assert total is d.sources[0]
+    assert (total.name, total.scope, total.info.rail) == ("jetson:VIN", "board", "VIN")
+    assert total.read_watts() == 23.456  # power1_input 23456000 µW
+    assert total.info.path == str(root / "sys/bus/i2c/devices/1-0044/hwmon/hwmon5/power1_input")
+    # VIN holds the module and the carrier: no sum of the module rails as well.
+    assert "jetson:total" not in watts(d)
+    assert {"jetson:VDD_GPU", "jetson:VDD_CPU_SOC_MSS", "jetson:VIN_SYS_5V0"} <= set(watts(d))
+
+
+def test_thor_unreadable_vin_leaves_no_total(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = thor(tmp_path)
+    _deny(monkeypatch, root / THOR_INA238 / "hwmon/hwmon5/power1_input")
+    d = jetson.discover(root)
+    assert [u.name for u in d.unavailable] == ["jetson:VIN", "jetson:total"]
+    assert d.unavailable[1].reason == "board input rail VIN unavailable"
+    assert jetson.primary_source(d) is None  # the module rails are not the whole device
+
+
+def test_thor_vin_is_not_listed_again_by_hwmon(tmp_path: Path) -> None:
+    from edgeagent.meter.sources import hwmon
+
+    root = thor(tmp_path)
+    assert hwmon.discover(root).sources == ()  # the INA3221 and the INA238 are both jetson's
+
+
+def test_ina238_without_a_jetson_is_left_to_hwmon(tmp_path: Path) -> None:
+    from edgeagent.meter.sources import hwmon
+
+    root = thor(tmp_path)
+    for link in ("sys/bus/i2c/devices/1-0040", "sys/bus/i2c/drivers/ina3221/1-0040"):
+        (root / link).unlink()
+    assert jetson.discover(root).sources == ()
+    assert [s.name for s in hwmon.discover(root).sources] == ["hwmon:ina238/power1"]

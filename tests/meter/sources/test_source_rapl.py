@@ -364,3 +364,40 @@ def test_no_rapl_is_not_present(tmp_path: Path, layout: str) -> None:
             ),
         ),
     )
+
+
+def _add_top_zone(root: Path, index: int, name: str, energy_uj: int) -> None:
+    """A top-level zone in the nested tree plus its flat class link, as the kernel adds it."""
+    zone = root / NESTED / f"intel-rapl/intel-rapl:{index:x}"
+    zone.mkdir()
+    (zone / "name").write_text(f"{name}\n")
+    (zone / "energy_uj").write_text(f"{energy_uj}\n")
+    (zone / "max_energy_range_uj").write_text(f"{R262}\n")
+    (zone / "enabled").write_text("0\n")
+    link = root / f"sys/class/powercap/intel-rapl:{index:x}"
+    link.symlink_to(f"../../devices/virtual/powercap/intel-rapl/intel-rapl:{index:x}")
+
+
+def test_two_socket_psys_zones_are_both_the_total(tmp_path: Path) -> None:
+    # intel_rapl_common.c rapl_init_domains() names the platform domain of every package
+    # after the first "psys-%d"; each is a top-level zone (parent NULL) for its socket.
+    root = _tree(tmp_path, "server")
+    _add_top_zone(root, 2, "psys", 81234567890)
+    _add_top_zone(root, 3, "psys-1", 79876543210)
+    d = rapl.discover(root)
+    assert d.unavailable == ()
+    psys1 = _by_name(d)["rapl:psys-1"]
+    assert (psys1.domain, psys1.scope, psys1.info.rail) == ("psys", "psys", "psys-1")
+    assert psys1.read_joules() == 79876543210 / 1e6
+    # One socket's psys alone would be half the machine.
+    assert [s.name for s in rapl.primary_sources(d)] == ["rapl:psys", "rapl:psys-1"]
+
+
+def test_symlink_loop_in_the_class_dir_is_skipped(tmp_path: Path) -> None:
+    # Python < 3.13 raises RuntimeError (not OSError) resolving a symlink loop; one such
+    # entry must not fail the discovery of every zone.
+    root = _tree(tmp_path, "laptop")
+    loop = root / "sys/class/powercap/intel-rapl:5"
+    loop.symlink_to("intel-rapl:5")
+    d = rapl.discover(root)
+    assert [s.name for s in d.sources] == list(LAPTOP)
