@@ -8,7 +8,8 @@ rules and field names):
   a subset in no category (live_relevance) is reported under `unscored_subsets` only;
 - `overall_accuracy`: the mean over every sample, live_relevance's too;
 - `normalized_single_turn_score`: the mean of the category scores present;
-- percentages rounded to 2 places; `total_samples` completed, `issued_samples` issued.
+- percentages rounded to 2 places; `total_samples` completed, `issued_samples` issued;
+- the entry's `score` (overall_fraction): overall_accuracy as an unrounded fraction.
 """
 
 from __future__ import annotations
@@ -43,6 +44,14 @@ def category_score(category: str, by_subset: dict[str, list[float]]) -> float | 
             means[s] for s in present if s not in SIMPLE_SUBSETS]
         return _mean(top)
     return _mean(list(means.values()))
+
+
+def overall_fraction(scored: Sequence[tuple[str, float]], missing: Sequence[str]) -> float:
+    """MLPerf's entry `score`: the mean over every issued sample (one that never completed
+    counts 0), a fraction, unrounded; 0.0 when none completed, as MLPerf's zero result."""
+    if not scored:
+        return 0.0
+    return _mean([score for _, score in scored] + [0.0] * len(missing))
 
 
 def breakdown(scored: Sequence[tuple[str, float]], missing: Sequence[str]) -> dict[str, Any]:

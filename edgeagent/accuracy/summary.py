@@ -1,8 +1,13 @@
 """accuracy_results.json and the text summary of an accuracy run.
 
-The file keeps MLPerf's shape and names where MLPerf's checker and README read them:
-`accuracy_scores["bfcl_v4::function_calling"]["score"]` holds the breakdown (aggregate.py).
-What is ours sits under `edgeagent`: the sampling and settings, the sample counts, and with a
+Two files. MLPerf's own, accuracy/accuracy_results.json, in the shape its benchmark writes
+and its compliance checker and README read (commands/benchmark/accuracy.py,
+evaluation/accuracy_results.py, compliance/checker.py): `accuracy_scores` a list holding one
+entry, `dataset_name` "bfcl_v4::function_calling", its `score` the overall accuracy as a
+fraction and its `breakdown` the percentages (aggregate.py). And ours, accuracy_results.json:
+`accuracy_scores["bfcl_v4::function_calling"]["score"]` holds the same breakdown (the shape
+MLPerf's earlier results.json had, which our `check`, `report` and `--rescore` read), and
+what is ours sits under `edgeagent`: the sampling and settings, the sample counts, and with a
 reference the gate (`overall_accuracy >= 0.97 x reference`, as MLPerf's compliance checker
 tests it).
 """
@@ -16,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StoreError
-from ..results.accuracy_run import RESULTS_FILE
-from .aggregate import breakdown
+from ..results.accuracy_run import MLPERF_RESULTS_FILE, RESULTS_FILE
+from .aggregate import breakdown, overall_fraction
 from .rules import CATEGORIES, DATASET_NAME, GATE_FACTOR
 from .samples import SAMPLES_FILE, SampleResult
 
@@ -55,7 +60,8 @@ def results_document(samples: Sequence[SampleResult], ids: Sequence[str],
     missing = [subset_of[i] for i in ids if i not in done or not done[i].completed]
     score = breakdown(scored, missing)
     ours = {k: v for k, v in info.items() if k != "subset_of"}
-    ours.update(samples_file=SAMPLES_FILE, samples_issued=len(ids),
+    ours.update(samples_file=SAMPLES_FILE, overall_fraction=overall_fraction(scored, missing),
+                samples_issued=len(ids),
                 samples_completed=len(scored),
                 samples_dropped=sum(1 for i in ids if i in done and not done[i].completed),
                 samples_not_run=sum(1 for i in ids if i not in done),
@@ -63,10 +69,30 @@ def results_document(samples: Sequence[SampleResult], ids: Sequence[str],
     return {"accuracy_scores": {DATASET_NAME: {"score": score}}, "edgeagent": ours}
 
 
+def mlperf_results(document: dict[str, Any]) -> dict[str, Any]:
+    """MLPerf's accuracy/accuracy_results.json for our results document: one accuracy entry
+    as MLPerf's benchmark fills it for BFCL (one repeat, so `unit_samples` and
+    `total_samples` are the samples issued; the breakdown's `total_samples` are the ones
+    completed, which the checker's min_sample_count reads)."""
+    ours = document["edgeagent"]
+    score = ours["overall_fraction"]
+    entry = {"dataset_name": DATASET_NAME, "extractor": "FunctionCallExtractor",
+             "ground_truth_column": "ground_truth", "score": score,
+             "unit_samples": ours["samples_issued"], "num_repeats": 1,
+             "total_samples": ours["samples_issued"], "complete": True,
+             "dataset_type": "accuracy", "breakdown": score_of(document)}
+    return {"average_accuracy": score, "accuracy_scores": [entry]}
+
+
 def write_results(run_dir: Path, document: dict[str, Any]) -> None:
+    """Ours, then MLPerf's (its folder made first)."""
+    mlperf = run_dir / MLPERF_RESULTS_FILE
     try:
         (run_dir / RESULTS_FILE).write_text(json.dumps(document, indent=2) + "\n",
                                             encoding="utf-8")
+        mlperf.parent.mkdir(exist_ok=True)
+        mlperf.write_text(json.dumps(mlperf_results(document), indent=2) + "\n",
+                          encoding="utf-8")
     except OSError as exc:
         raise StoreError(f"cannot write {run_dir / RESULTS_FILE}: {exc.strerror or exc} "
                          "(free space; the samples are kept in " + SAMPLES_FILE + ")") from exc

@@ -311,6 +311,12 @@ def conversations_from_rows(
     return tuple(out)
 
 
+def is_metadata_row(obj: Any) -> bool:
+    """A dataset's header row (`"_type": "dataset_metadata"`), no message: MLPerf's loader
+    (AgenticInferenceDataset) drops it before checking the conversations, so do we."""
+    return isinstance(obj, dict) and obj.get("_type") == "dataset_metadata"
+
+
 def load_dataset(path: Path) -> tuple[Conversation, ...]:
     path = Path(path)
     try:
@@ -332,6 +338,8 @@ def load_dataset(path: Path) -> tuple[Conversation, ...]:
             raise DatasetError(
                 f"{where}: not a JSON object ({exc.msg} at column {exc.colno})"
             ) from None
+        if is_metadata_row(obj):
+            continue
         rows.append(parse_row(obj, where, n))
     if not rows:
         raise DatasetError(f"{path}: the dataset has no rows (one JSON message per line)")

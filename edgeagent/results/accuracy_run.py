@@ -5,9 +5,14 @@ imports results for its run directory)."""
 
 # the suite an accuracy run records (config.yaml, run.db): how `check` and `report` know it
 SUITE = "accuracy:bfcl_v4"
-# MLPerf's accuracy entry in results.json: accuracy_scores[DATASET_NAME]["score"]
+# MLPerf's accuracy dataset: its config's name, its entry's `dataset_name`
 DATASET_NAME = "bfcl_v4::function_calling"
 RESULTS_FILE = "accuracy_results.json"
+# MLPerf's own accuracy artifact, where its checker (compliance/checker.py `check_submission`)
+# and README look: accuracy/accuracy_results.json under the report directory, whose
+# `accuracy_scores` is a list of per-dataset entries, each a scalar `score` (a fraction) and
+# the BFCL `breakdown` (commands/benchmark/accuracy.py `write_accuracy_results`)
+MLPERF_RESULTS_FILE = "accuracy/accuracy_results.json"
 # MLPerf's compliance checker (compliance/checker.py `check_accuracy`) asks the results'
 # total_samples to reach the ruleset's min_sample_count_valid: 995 in mlperf-edge-current
 # for Qwen3.6-27B (config/rulesets/mlcommons), the whole sampled set

@@ -3,7 +3,9 @@
 
 The rules are those of MLPerf's checker (mlcommons/endpoints,
 src/inference_endpoint/compliance/checker.py: `check_config_lock`, `check_perf_validity`,
-`check_accuracy`), read against our run directory instead of MLPerf's report directory:
+`check_accuracy`; the version at commit bf9d12b105a833c1bfeb3365efce091b6bc93a15, which reads
+accuracy/accuracy_results.json and compares observed turns with expected ones), read against
+our run directory instead of MLPerf's report directory:
 
 - `temperature==0`: config.yaml's `temperature` is 0 (MLPerf: model_params.temperature).
 - `seed==42`: at least one seed is set and every seed set is 42 (MLPerf: model_params.seed
@@ -13,18 +15,20 @@ src/inference_endpoint/compliance/checker.py: `check_config_lock`, `check_perf_v
   requests in flight it records (`replay.concurrency`) and run.db's request intervals (each
   step's request start to its last token), which must never overlap.
 - `no_dropped_turns`: scores.json's MLPerf turns block has `missing == 0`.
-- `all_turns_observed`: `observed == issued` in that block. MLPerf's scorer counts `issued`
-  over every issued turn but `observed` over the turns with ground truth only, so one turn
-  without ground truth (excluded from the score) fails this check even when every turn
-  completed; the detail names the excluded count. We keep MLPerf's rule as it is.
+- `all_turns_observed`: `observed == expected` in that block, both over the turns with
+  ground truth (MLPerf's scorer counts `issued` over every issued turn, so a turn without
+  ground truth, excluded from the score, would fail an `observed == issued` test; MLPerf's
+  checker compares with `expected` for that reason, and so do we).
 - the accuracy gate (`--reference X`): measured >= 0.97 x X, the factor of MLPerf's edge
   ruleset (3% one-sided). MLPerf gates the accuracy phase's BFCL score and never the
   performance phase's inline score: on a replay run the gate, `accuracy:inline_score`, is
   ours on MLPerf's pattern and is marked so (`mlperf: false`).
 - on an accuracy run (`edgeagent accuracy`, suite `accuracy:bfcl_v4`), `check_accuracy`'s:
-  `accuracy:overall_accuracy` (with `--reference X`, a percentage), read from
-  accuracy_results.json's MLPerf block, and `min_sample_count`, its `total_samples` (the
-  samples scored) >= the ruleset's min_sample_count_valid, 995. MLPerf's ruleset also has a
+  `accuracy:overall_accuracy` (with `--reference X`, a percentage), read from the breakdown
+  of MLPerf's file, accuracy/accuracy_results.json (the first `accuracy_scores` list entry
+  whose breakdown has subset_scores; our accuracy_results.json for a run written before
+  that file), and `min_sample_count`, its `total_samples` (the samples scored, read as a
+  number) >= the ruleset's min_sample_count_valid, 995. MLPerf's ruleset also has a
   golden normalized_single_turn_score (87.96); one `--reference` gates overall_accuracy only.
 
 A missing artifact fails a check named as MLPerf names it (config_present,
@@ -42,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UserError
-from .accuracy_run import DATASET_NAME, MIN_SAMPLE_COUNT, RESULTS_FILE
+from .accuracy_run import DATASET_NAME, MIN_SAMPLE_COUNT, MLPERF_RESULTS_FILE, RESULTS_FILE
 from .metrics import RunData
 from .outcomes import is_accuracy
 
@@ -154,7 +158,8 @@ def _scores(run_dir: Path) -> dict[str, Any] | None:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except ValueError:
         return {}  # a torn file: no turns block, which the check reports
-    # ours nests MLPerf's own scores.json shape under `mlperf`; MLPerf's is top-level
+    # MLPerf's shape is top-level, as ours is now; a replay written before nested it
+    # under `mlperf` (beside a list `turns` of ours), which is read here too
     block = doc.get("mlperf") if isinstance(doc, dict) else None
     return block if isinstance(block, dict) else doc if isinstance(doc, dict) else {}
 
@@ -170,14 +175,12 @@ def performance_checks(data: RunData, run_dir: Path, reference: float | None) ->
     if not isinstance(turns, dict):
         return [Check("perf_turns_present", False, f"no turns block in {SCORES_FILE}")]
     issued, observed, missing = turns.get("issued"), turns.get("observed"), turns.get("missing")
-    excluded = len(scores.get("excluded_turns") or ())
-    why = (f"; {excluded} turn(s) without ground truth are issued but never counted as "
-           "observed (MLPerf's rule)") if excluded else ""
+    expected = turns.get("expected")
     checks = [
         Check("no_dropped_turns", missing == 0,
               f"missing={missing} (issued={issued}, observed={observed})"),
-        Check("all_turns_observed", issued is not None and observed == issued,
-              f"observed={observed} == issued={issued}{why}"),
+        Check("all_turns_observed", expected is not None and observed == expected,
+              f"observed={observed} == expected={expected} (issued={issued})"),
     ]
     if reference is not None:
         checks.append(accuracy_gate(
@@ -186,13 +189,35 @@ def performance_checks(data: RunData, run_dir: Path, reference: float | None) ->
     return checks
 
 
-def accuracy_score(run_dir: Path) -> dict[str, Any] | None:
-    """accuracy_results.json's score block, found as MLPerf's checker finds it (the first
-    `accuracy_scores` entry whose score holds overall_accuracy); None when there is none."""
+@dataclass(frozen=True)
+class AccuracyScore:
+    """The accuracy block `check_accuracy` reads."""
+
+    block: dict[str, Any]  # the breakdown: overall_accuracy, total_samples, ...
+    headline: Any  # the entry's scalar score (MLPerf's fallback for overall_accuracy)
+
+
+def _json(path: Path) -> Any:
     try:
-        doc = json.loads((run_dir / RESULTS_FILE).read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None  # missing or torn: the check reports it
+
+
+def _mlperf_entry(doc: Any) -> dict[str, Any] | None:
+    """MLPerf's `find_accuracy_entry`: the first entry of the `accuracy_scores` list whose
+    `breakdown` holds `subset_scores`."""
+    entries = doc.get("accuracy_scores") if isinstance(doc, dict) else None
+    for entry in entries if isinstance(entries, list) else ():
+        block = entry.get("breakdown") if isinstance(entry, dict) else None
+        if isinstance(block, dict) and "subset_scores" in block:
+            return entry
+    return None
+
+
+def _legacy_block(doc: Any) -> dict[str, Any] | None:
+    """Our accuracy_results.json (MLPerf's earlier results.json shape): the first
+    `accuracy_scores` value whose `score` holds overall_accuracy."""
     entries = doc.get("accuracy_scores") if isinstance(doc, dict) else None
     for entry in (entries.values() if isinstance(entries, dict) else ()):
         score = entry.get("score") if isinstance(entry, dict) else None
@@ -201,8 +226,20 @@ def accuracy_score(run_dir: Path) -> dict[str, Any] | None:
     return None
 
 
+def accuracy_score(run_dir: Path) -> AccuracyScore | None:
+    """The accuracy block as MLPerf's checker finds it, in MLPerf's own file
+    (accuracy/accuracy_results.json); for a run written before we wrote that file, in ours
+    (accuracy_results.json). None when neither holds one."""
+    entry = _mlperf_entry(_json(run_dir / MLPERF_RESULTS_FILE))
+    if entry is not None:
+        return AccuracyScore(entry["breakdown"], entry.get("score"))
+    block = _legacy_block(_json(run_dir / RESULTS_FILE))
+    return AccuracyScore(block, None) if block is not None else None
+
+
 def _number(value: Any) -> float | None:
-    """A metric as a number: MLPerf's own results hold them as text ("86.23")."""
+    """A metric as a number (MLPerf's `to_float`): older results hold them as text
+    ("86.23")."""
     try:
         return float(value)
     except (TypeError, ValueError):
@@ -210,24 +247,27 @@ def _number(value: Any) -> float | None:
 
 
 def accuracy_checks(data: RunData, run_dir: Path, reference: float | None) -> list[Check]:
-    """check_accuracy's checks on accuracy_results.json: with a reference the gate on
-    overall_accuracy, then min_sample_count."""
-    score = accuracy_score(run_dir)
-    if score is None:
+    """check_accuracy's checks on the accuracy results: with a reference the gate on
+    overall_accuracy (the entry's score when the block has none, as MLPerf falls back),
+    then min_sample_count (total_samples read as a number, as MLPerf reads it)."""
+    found = accuracy_score(run_dir)
+    if found is None:
         return [Check("accuracy_results_present", False,
-                      f"no accuracy score in {run_dir / RESULTS_FILE} (an accuracy run "
-                      "writes it when it ends; `edgeagent accuracy --rescore RUN_DIR` "
+                      f"no accuracy score in {run_dir / MLPERF_RESULTS_FILE} (an accuracy "
+                      "run writes it when it ends; `edgeagent accuracy --rescore RUN_DIR` "
                       "writes it again)")]
-    checks = []
+    block, checks = found.block, []
     if reference is not None:
-        checks.append(accuracy_gate("accuracy:overall_accuracy",
-                                    _number(score.get("overall_accuracy")), reference,
+        measured = _number(block.get("overall_accuracy"))
+        measured = _number(found.headline) if measured is None else measured
+        checks.append(accuracy_gate("accuracy:overall_accuracy", measured, reference,
                                     places=2))
-    total = score.get("total_samples")
-    issued = score.get("issued_samples")
+    total = block.get("total_samples")
+    issued = block.get("issued_samples")
     of = f" (the samples scored, of {issued} issued)" if issued is not None else ""
+    count = _number(total)
     checks.append(Check("min_sample_count",
-                        isinstance(total, int) and total >= MIN_SAMPLE_COUNT,
+                        count is not None and count >= MIN_SAMPLE_COUNT,
                         f"total_samples={total} >= {MIN_SAMPLE_COUNT}{of}"))
     return checks
 

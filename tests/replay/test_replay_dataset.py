@@ -78,6 +78,15 @@ def test_valid_dataset_loads_with_every_field(tmp_path: Path) -> None:
     assert dump_rows(convs) == path.read_text()
 
 
+def test_a_dataset_metadata_row_is_skipped_as_mlperfs_loader_skips_it(tmp_path: Path) -> None:
+    # MLPerf's AgenticInferenceDataset drops `"_type": "dataset_metadata"` rows first
+    header = {"_type": "dataset_metadata", "version": "1.0", "conversations": 2}
+    plain = load_dataset(write(tmp_path, conversation("c1") + conversation("c2")))
+    with_header = load_dataset(write(tmp_path, [header, *conversation("c1"),
+                                                *conversation("c2")]))
+    assert with_header == plain
+
+
 def test_an_assistant_row_without_calls_is_a_plain_message(tmp_path: Path) -> None:
     rows = conversation()
     (conv,) = load_dataset(write(tmp_path, rows))
