@@ -7,7 +7,7 @@ MLPerf's Edge Agentic reference serves the model with llama.cpp's own C++ `llama
 comparing the in-process engine against it is only fair when both run the same llama.cpp
 code. llama-cpp-python's source distribution carries that code in vendor/llama.cpp, so
 this script downloads the sdist of exactly the installed version (`pip download
---no-binary :all: --no-deps llama-cpp-python==X`), configures it with `-DGGML_NATIVE=OFF`
+--no-binary llama-cpp-python --no-deps llama-cpp-python==X`), configures it with `-DGGML_NATIVE=OFF`
 (native builds crash on this machine's AMX CPUs, the same flag the wheel was built with)
 and builds only the `llama-server` target. The binary lands in
 ~/.cache/edgeagent/llama-server/<llama-cpp-python version>/llama-server (with the shared
@@ -44,8 +44,11 @@ def _sdist(version: str, work: Path) -> Path:
     found = sorted(dl.glob(f"llama_cpp_python-{version}.tar.gz")) + sorted(
         dl.glob(f"llama-cpp-python-{version}.tar.gz"))  # fmt: skip
     if not found:
-        _run([sys.executable, "-m", "pip", "download", "--no-binary", ":all:", "--no-deps",
-              f"llama-cpp-python=={version}", "-d", str(dl)])  # fmt: skip
+        # --no-binary for this one package only: with `:all:` pip also builds every build
+        # dependency of its metadata step from source (setuptools-scm, hatchling, ...), which
+        # took the two cores for many minutes and starved a run beside it.
+        _run([sys.executable, "-m", "pip", "download", "--no-binary", "llama-cpp-python",
+              "--no-deps", f"llama-cpp-python=={version}", "-d", str(dl)])  # fmt: skip
         found = sorted(dl.glob("*.tar.gz"))
     if not found:
         raise SystemExit(f"no sdist for llama-cpp-python {version} in {dl}")
