@@ -9,7 +9,8 @@ rules and field names):
 - `overall_accuracy`: the mean over every sample, live_relevance's too;
 - `normalized_single_turn_score`: the mean of the category scores present;
 - percentages rounded to 2 places; `total_samples` completed, `issued_samples` issued;
-- the entry's `score` (overall_fraction): overall_accuracy as an unrounded fraction.
+- the entry's `score` (overall_percent): overall_accuracy unrounded, in percent as the
+  breakdown (MLPerf's checker: the BFCL headline is a percentage in [0, 100]).
 """
 
 from __future__ import annotations
@@ -46,12 +47,14 @@ def category_score(category: str, by_subset: dict[str, list[float]]) -> float | 
     return _mean(list(means.values()))
 
 
-def overall_fraction(scored: Sequence[tuple[str, float]], missing: Sequence[str]) -> float:
+def overall_percent(scored: Sequence[tuple[str, float]], missing: Sequence[str]) -> float:
     """MLPerf's entry `score`: the mean over every issued sample (one that never completed
-    counts 0), a fraction, unrounded; 0.0 when none completed, as MLPerf's zero result."""
+    counts 0), in percent and unrounded, the scale MLPerf's checker gives the BFCL headline
+    (compliance/checker.py: "the deepseek/bfcl headline are percentages in [0, 100]");
+    0.0 when none completed, as MLPerf's zero result."""
     if not scored:
         return 0.0
-    return _mean([score for _, score in scored] + [0.0] * len(missing))
+    return 100.0 * _mean([score for _, score in scored] + [0.0] * len(missing))
 
 
 def breakdown(scored: Sequence[tuple[str, float]], missing: Sequence[str]) -> dict[str, Any]:

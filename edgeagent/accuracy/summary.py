@@ -3,8 +3,8 @@
 Two files. MLPerf's own, accuracy/accuracy_results.json, in the shape its benchmark writes
 and its compliance checker and README read (commands/benchmark/accuracy.py,
 evaluation/accuracy_results.py, compliance/checker.py): `accuracy_scores` a list holding one
-entry, `dataset_name` "bfcl_v4::function_calling", its `score` the overall accuracy as a
-fraction and its `breakdown` the percentages (aggregate.py). And ours, accuracy_results.json:
+entry, `dataset_name` "bfcl_v4::function_calling", its `score` the overall accuracy in percent
+(unrounded) and its `breakdown` the percentages (aggregate.py). And ours, accuracy_results.json:
 `accuracy_scores["bfcl_v4::function_calling"]["score"]` holds the same breakdown (the shape
 MLPerf's earlier results.json had, which our `check`, `report` and `--rescore` read), and
 what is ours sits under `edgeagent`: the sampling and settings, the sample counts, and with a
@@ -22,9 +22,11 @@ from typing import Any
 
 from ..errors import StoreError
 from ..results.accuracy_run import MLPERF_RESULTS_FILE, RESULTS_FILE
-from .aggregate import breakdown, overall_fraction
+from ..results.mlperf_report import write_accuracy_report
+from .aggregate import breakdown, overall_percent
 from .rules import CATEGORIES, DATASET_NAME, GATE_FACTOR
 from .samples import SAMPLES_FILE, SampleResult
+from .sampling import SamplingPlan
 
 
 @dataclass(frozen=True)
@@ -60,7 +62,7 @@ def results_document(samples: Sequence[SampleResult], ids: Sequence[str],
     missing = [subset_of[i] for i in ids if i not in done or not done[i].completed]
     score = breakdown(scored, missing)
     ours = {k: v for k, v in info.items() if k != "subset_of"}
-    ours.update(samples_file=SAMPLES_FILE, overall_fraction=overall_fraction(scored, missing),
+    ours.update(samples_file=SAMPLES_FILE, overall_percent=overall_percent(scored, missing),
                 samples_issued=len(ids),
                 samples_completed=len(scored),
                 samples_dropped=sum(1 for i in ids if i in done and not done[i].completed),
@@ -75,7 +77,7 @@ def mlperf_results(document: dict[str, Any]) -> dict[str, Any]:
     `total_samples` are the samples issued; the breakdown's `total_samples` are the ones
     completed, which the checker's min_sample_count reads)."""
     ours = document["edgeagent"]
-    score = ours["overall_fraction"]
+    score = ours["overall_percent"]
     entry = {"dataset_name": DATASET_NAME, "extractor": "FunctionCallExtractor",
              "ground_truth_column": "ground_truth", "score": score,
              "unit_samples": ours["samples_issued"], "num_repeats": 1,
@@ -85,7 +87,8 @@ def mlperf_results(document: dict[str, Any]) -> dict[str, Any]:
 
 
 def write_results(run_dir: Path, document: dict[str, Any]) -> None:
-    """Ours, then MLPerf's (its folder made first)."""
+    """Ours, then MLPerf's (its folder made first), then the run as a report directory
+    MLPerf's checker loads, mlperf/ (results/mlperf_report.py)."""
     mlperf = run_dir / MLPERF_RESULTS_FILE
     try:
         (run_dir / RESULTS_FILE).write_text(json.dumps(document, indent=2) + "\n",
@@ -93,9 +96,16 @@ def write_results(run_dir: Path, document: dict[str, Any]) -> None:
         mlperf.parent.mkdir(exist_ok=True)
         mlperf.write_text(json.dumps(mlperf_results(document), indent=2) + "\n",
                           encoding="utf-8")
+        write_accuracy_report(run_dir, MLPERF_RESULTS_FILE, _sampling_seed(document))
     except OSError as exc:
         raise StoreError(f"cannot write {run_dir / RESULTS_FILE}: {exc.strerror or exc} "
                          "(free space; the samples are kept in " + SAMPLES_FILE + ")") from exc
+
+
+def _sampling_seed(document: dict[str, Any]) -> int:
+    """The run's dataloader seed (SamplingPlan.seed, MLPerf's dataloader_random_seed)."""
+    sampling = document["edgeagent"].get("sampling") or {}
+    return int(sampling.get("seed", SamplingPlan.seed))
 
 
 def score_of(document: dict[str, Any]) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..results.metrics import min_samples_for
+from ..results.mlperf_report import write_replay_report
 from ..results.percentiles import percentile
 from ..results.store import kept_attempts, open_run_db
 from ..results.validity import Verdict, check_run, verdict_lines
@@ -221,6 +222,8 @@ def write_summary(run_dir: Path, settings: dict[str, Any]) -> dict[str, Any]:
     (Path(run_dir) / SCORES_FILE).write_text(
         json.dumps(scores_json(read_turns(run_dir)), indent=2) + "\n")
     (Path(run_dir) / REPORT_FILE).write_text(summary_text(summary) + "\n")
+    # the same result as a report directory MLPerf's checker loads (results/mlperf_report.py)
+    write_replay_report(Path(run_dir), SCORES_FILE)
     return summary
 
 

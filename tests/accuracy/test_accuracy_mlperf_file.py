@@ -1,5 +1,5 @@
 """The accuracy results where MLPerf's own code reads them: accuracy/accuracy_results.json,
-`accuracy_scores` a list of per-dataset entries, the BFCL entry's `score` a fraction and its
+`accuracy_scores` a list of per-dataset entries, the BFCL entry's `score` a percentage and its
 `breakdown` the percentages (mlcommons/endpoints commands/benchmark/accuracy.py
 `write_accuracy_results`, evaluation/accuracy_results.py `find_accuracy_entry`,
 compliance/checker.py `check_submission` / `check_accuracy`, and the Edge Agentic README's
@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from edgeagent.accuracy.samples import SampleResult
 from edgeagent.accuracy.summary import results_document, write_results
@@ -48,8 +50,9 @@ def test_mlperfs_file_is_written_where_and_as_mlperf_writes_it(tmp_path: Path) -
     (entry,) = doc["accuracy_scores"]
     assert entry["dataset_name"] == "bfcl_v4::function_calling"
     assert entry["dataset_type"] == "accuracy" and entry["num_repeats"] == 1
-    # the headline is a fraction over the issued samples, unrounded; the breakdown in percent
-    assert entry["score"] == 0.5 and doc["average_accuracy"] == 0.5
+    # the headline over the issued samples, in percent (the scale MLPerf's checker gives the
+    # BFCL headline) and unrounded; the breakdown rounded to 2
+    assert entry["score"] == 50.0 and doc["average_accuracy"] == 50.0
     assert entry["unit_samples"] == entry["total_samples"] == 4
     breakdown = entry["breakdown"]
     assert breakdown == document["accuracy_scores"]["bfcl_v4::function_calling"]["score"]
@@ -58,13 +61,14 @@ def test_mlperfs_file_is_written_where_and_as_mlperf_writes_it(tmp_path: Path) -
     assert readme_overall(tmp_path) == 50.0
 
 
-def test_the_headline_fraction_is_not_rounded(tmp_path: Path) -> None:
+def test_the_headline_percentage_is_not_rounded(tmp_path: Path) -> None:
     samples = [sample("irrelevance_0", True), sample("irrelevance_1", False),
                sample("live_simple_0", False)]
     ids = ["irrelevance_0", "irrelevance_1", "live_simple_0"]
     write_results(tmp_path, results_document(samples, ids, {"subset_of": SUBSETS}, None))
     (entry,) = json.loads((tmp_path / MLPERF_RESULTS_FILE).read_text())["accuracy_scores"]
-    assert entry["score"] == 1 / 3 and entry["breakdown"]["overall_accuracy"] == 33.33
+    assert entry["score"] == pytest.approx(100 / 3, rel=1e-12)  # not 33.33
+    assert entry["breakdown"]["overall_accuracy"] == 33.33
 
 
 def checks(run_dir: Path, reference: float | None = 86.23) -> dict[str, Any]:
