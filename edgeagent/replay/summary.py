@@ -78,9 +78,8 @@ def summarize(run_dir: Path, settings: dict[str, Any]) -> dict[str, Any]:
         **{key: stats([t[field] for t in done]) for key, field in _TURN_STATS},
         "output_tokens_per_s": out_tokens / gen_s if gen_s > 0 else None,
         **_energy_fields(done, steps),
-        # MLPerf's inline score: the mean over turns with ground truth (unrounded here,
-        # rounded to 4 places in scores.json's `score`, as MLPerf writes it)
-        # (summed in MLPerf's order, so its 4-place rounding is scores.json's)
+        # MLPerf's inline score: the mean over turns with ground truth, summed in MLPerf's
+        # order (unrounded here; scores.json's `score` is it rounded to 4 places)
         "inline_score": scored_mean(t["score"] for t in _mlperf_order(turns)),
         "inline_score_turns": sum(1 for t in turns if t["score"] is not None),
         # our own tools' rule (score.own_actions), kept apart from MLPerf's score
