@@ -568,9 +568,7 @@ class LlamaCppEngine:
             raise EngineError(f"llama.cpp failed while generating: {exc}") from exc
         finally:
             chooser.close()
-        extra.update(grammar_checks=chooser.checks, grammar_rejections=chooser.rejections,
-                     grammar_full_filters=chooser.full_filters,
-                     grammar_ms=chooser.grammar_ns / 1e6)
+        extra.update(chooser.counters())
         return reused, log
 
     def close(self) -> None:

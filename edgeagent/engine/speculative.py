@@ -483,10 +483,7 @@ class _SpeculativeDecode:
             _spec_counts=(self.drafted, self.accepted),
         )
         if grammar:
-            chooser = self.chooser
-            extra.update(grammar_checks=chooser.checks, grammar_rejections=chooser.rejections,
-                         grammar_full_filters=chooser.full_filters,
-                         grammar_ms=chooser.grammar_ns / 1e6)
+            extra.update(self.chooser.counters())
 
 
 def decode_speculative(

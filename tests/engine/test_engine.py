@@ -239,6 +239,8 @@ def test_a_rejected_argmax_is_decided_among_the_top_candidates_or_the_whole_voca
         _assert_same(old, new)
         rejections, full = new.extra["grammar_rejections"], new.extra["grammar_full_filters"]
         assert 0 <= full <= rejections
+        by_round = new.extra["grammar_decided_by_round"]
+        assert sum(by_round) == rejections - full  # each rejection decided exactly once
         decided_in_top += rejections - full
         full_filters += full
     assert decided_in_top > 0 and full_filters > 0  # both ways were taken
