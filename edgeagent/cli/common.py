@@ -182,7 +182,8 @@ def add_endpoint_flags(p: argparse.ArgumentParser) -> None:
                    help="how the tool-call grammar is sent (default auto: GBNF to llama.cpp "
                    "servers, a JSON schema to others, weaker forms if refused)")
     g.add_argument("--turn-timeout-s", type=float,
-                   help="seconds one endpoint turn may take, retries included (600)")
+                   help="seconds one endpoint turn may take, retries included; replay bounds "
+                   "in-process turns too (600)")
     g.add_argument("--tokenizer", metavar="GGUF",
                    help="count tokens with this GGUF's vocabulary when the server sends no "
                    "counts (otherwise they are estimated and marked so)")

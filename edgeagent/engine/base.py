@@ -158,6 +158,14 @@ class EngineError(Exception):
     """The backend failed while generating (not a user error)."""
 
 
+class TurnTimeout(EngineError):
+    """The turn did not finish within its time limit (MLPerf's `turn_timeout_s`)."""
+
+    def __init__(self, timeout_s: float, detail: str = "the turn did not finish") -> None:
+        super().__init__(f"{detail} within the turn timeout ({timeout_s:g} s)")
+        self.timeout_s = timeout_s
+
+
 # OpenAI's string tool choices; generate()'s `tool_choice` takes one of them
 TOOL_CHOICES = ("auto", "none", "required")
 

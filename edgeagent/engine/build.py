@@ -6,6 +6,7 @@ and the in-process engine gets the EngineSettings record the config builds."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
@@ -29,16 +30,19 @@ class EngineConfig(Protocol):
 
 
 def build_engine(
-    config: EngineConfig, *, progress: bool = True, engine_factory: EngineFactory | None = None
+    config: EngineConfig, *, progress: bool = True, engine_factory: EngineFactory | None = None,
+    turn_timeout_s: float | None = None,
 ) -> tuple[Any, Engine]:
     """(the model's record for provenance, the engine). Resolving a known model name may
-    download it (with a progress bar when `progress`)."""
+    download it (with a progress bar when `progress`). `turn_timeout_s` bounds each turn of
+    the in-process engine too (an endpoint's turns are always bounded by the config's)."""
     if config.endpoint:
         from .http import endpoint_engine
 
         return endpoint_engine(config, progress=progress)
     model = resolve_model(config.model, progress=progress)
-    return model, (engine_factory or llamacpp_engine)(model.path, config.engine_settings())
+    settings = dataclasses.replace(config.engine_settings(), turn_timeout_s=turn_timeout_s)
+    return model, (engine_factory or llamacpp_engine)(model.path, settings)
 
 
 def llamacpp_engine(path: Path, settings: EngineSettings) -> Engine:

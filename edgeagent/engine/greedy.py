@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .base import EngineError
+from .base import EngineError, TurnTimeout
 
 # A rejected argmax: the best raw candidates are checked against the grammar in widening
 # rounds, one call each, before it filters the whole vocabulary (~152k tokens, ~14-27 ms a
@@ -24,7 +24,8 @@ TOP_CANDIDATES = (64, 4096)
 class TokenLog:
     """Per-token bookkeeping shared by the decode loops: when each token was sampled,
     llama.cpp's counters at the first one, and the stop rule (end of generation, or
-    max_tokens). The end-of-generation token is timed and counted but not kept."""
+    max_tokens). The end-of-generation token is timed and counted but not kept. Past
+    `deadline` (monotonic ns, with the `timeout_s` it came from) a token raises TurnTimeout."""
 
     def __init__(
         self,
@@ -32,8 +33,10 @@ class TokenLog:
         perf_now: Callable[[], tuple[float, float]],
         is_eog: Callable[[int], bool],
         on_token: Callable[[int], None] | None = None,
+        deadline: tuple[int, float] | None = None,
     ) -> None:
         self.max_tokens = max_tokens
+        self._deadline = deadline
         self._on_token = on_token
         self._perf_now = perf_now
         self._is_eog = is_eog
@@ -45,7 +48,10 @@ class TokenLog:
 
     def add(self, token: int) -> bool:
         """Record one sampled token; False when decoding must stop."""
-        self.times.append(time.monotonic_ns())
+        now = time.monotonic_ns()
+        if self._deadline is not None and now > self._deadline[0]:
+            raise TurnTimeout(self._deadline[1])
+        self.times.append(now)
         if self.perf_prefill is None:
             self.perf_prefill = self._perf_now()
             self.cpu_first_ns = time.process_time_ns()

@@ -56,6 +56,7 @@ from .base import (
     Grammar,
     Message,
     ToolCall,
+    TurnTimeout,
     check_tool_choice,
     gbnf_of,
     json_schema_of,
@@ -444,9 +445,7 @@ class HttpEngine:
         httpx = self._httpx
         remaining = deadline - time.monotonic()
         if remaining <= 0:
-            raise EngineError(
-                f"no answer within the turn timeout ({self.settings.turn_timeout_s:g} s)"
-            )
+            raise TurnTimeout(self.settings.turn_timeout_s, "no answer")
         timeout = httpx.Timeout(
             remaining, connect=min(self.settings.connect_timeout_s, remaining)
         )
@@ -470,16 +469,12 @@ class HttpEngine:
                     if out.done:
                         break
                     if time.monotonic() > deadline:
-                        raise EngineError(
-                            "the answer did not finish within the turn timeout "
-                            f"({self.settings.turn_timeout_s:g} s)"
-                        )
+                        raise TurnTimeout(self.settings.turn_timeout_s,
+                                          "the answer did not finish")
         except httpx.TimeoutException as exc:
             # the whole turn's budget went into this read: sending again cannot help
-            raise EngineError(
-                f"the endpoint stalled: no data within the turn timeout "
-                f"({self.settings.turn_timeout_s:g} s; {type(exc).__name__})"
-            ) from exc
+            raise TurnTimeout(self.settings.turn_timeout_s,
+                              f"the endpoint stalled ({type(exc).__name__}): no data") from exc
         except (httpx.TransportError, httpx.StreamError) as exc:
             raise _Retry(f"connection failed: {type(exc).__name__}: {exc}") from exc
         out.t_done = time.monotonic_ns()

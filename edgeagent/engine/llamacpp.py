@@ -156,6 +156,8 @@ class LlamaCppEngine:
         if self.spec_settings.enabled and self._plain_greedy:
             self.speculator = build_speculator(self.spec_settings, self)
         self._on_token: Callable[[int], None] | None = None  # set by each generate()
+        self._turn_timeout_s = settings.turn_timeout_s
+        self._deadline: tuple[int, float] | None = None  # set by each generate()
 
     def _take_settings(self, s: EngineSettings) -> None:
         """The settings as asked, kept for loading, sampling and provenance."""
@@ -396,6 +398,8 @@ class LlamaCppEngine:
         stream = TokenText(self.llm, on_token) if on_token else None
         self._on_token = stream.add if stream else None
         t_start = time.monotonic_ns()
+        timeout_s = self._turn_timeout_s
+        self._deadline = (t_start + int(timeout_s * 1e9), timeout_s) if timeout_s else None
         prompt = self.prompt_tokens(messages, tools)
         limit = min(self.n_ctx, max_context_tokens or self.n_ctx)
         if len(prompt) + max_tokens > limit:
@@ -484,7 +488,8 @@ class LlamaCppEngine:
 
     def token_log(self, max_tokens: int) -> TokenLog:
         """A new generation's token log: this engine's clock, stop rule and listener."""
-        return TokenLog(max_tokens, self._perf_prefill, self._is_eog, self._on_token)
+        return TokenLog(max_tokens, self._perf_prefill, self._is_eog, self._on_token,
+                        self._deadline)
 
     def greedy_chooser(self, gbnf: str | None) -> GreedyChooser:
         """A new generation's greedy choice, grammar-checked when `gbnf` is given."""

@@ -88,6 +88,9 @@ class EngineSettings:
     # filters the whole vocabulary every token; the same tokens either way)
     fast_grammar: bool = True
     spec: SpecSettings = field(default_factory=SpecSettings)
+    # seconds one generate() may take, prefill included (None: no limit); checked at every
+    # token, so a prefill that alone passes it ends the turn at its first token
+    turn_timeout_s: float | None = None
 
 
 _FLASH = re.compile(r"llama_context: flash_attn\s*=\s*(\w+)")

@@ -34,7 +34,7 @@ from typing import Any, Protocol
 
 from ..agent.actions import action_constraint, action_fields, parse_action
 from ..agent.native import native_action
-from ..engine.base import ContextOverflow, Engine, EngineError, Grammar, Message
+from ..engine.base import ContextOverflow, Engine, EngineError, Grammar, Message, TurnTimeout
 from ..engine.base import ToolCall as NativeCall
 from ..engine.tool_format import tool_call_grammar
 from ..events import EventSink, TaskStarted, step_record
@@ -52,6 +52,9 @@ from .score import (
     score_intent,
     score_turn,
 )
+
+# a dropped turn's reason starts with this when the turn ran past the turn timeout
+TIMEOUT = "turn timeout"
 
 
 @dataclass(frozen=True)
@@ -316,6 +319,7 @@ def replay_conversation(
     turns: list[TurnResult] = []
     prompts = turn_prompts(conv, native)
     reexecuted: str | None = None  # what the re-executed calls printed, read after the turn
+    timed_out: TurnResult | None = None
     for step in itertools.count():
         try:
             prompt = prompts.send(reexecuted)
@@ -323,8 +327,14 @@ def replay_conversation(
             break
         if stop_requested():
             return ConversationResult(conv.id, "interrupted", tuple(turns))
-        turn, reexecuted = _replay_turn(conv.id, attempt, step, prompt, engine, sink,
-                                        settings, constraints, executor)
+        if timed_out is not None:
+            # MLPerf aborts a conversation at a turn timeout: the rest are failed, not issued
+            turn = _dropped(conv.id, step, prompt.row,
+                            f"not issued: turn {timed_out.turn} timed out")
+        else:
+            turn, reexecuted = _replay_turn(conv.id, attempt, step, prompt, engine, sink,
+                                            settings, constraints, executor)
+            timed_out = turn if turn.reason and turn.reason.startswith(TIMEOUT) else None
         turns.append(turn)
         on_turn(turn)
     dropped = any(t.status == "dropped" for t in turns)
@@ -348,10 +358,9 @@ def _replay_turn(
         gen = engine.generate(list(prompt.messages), max_tokens=settings.max_new_tokens,
                               grammar=constraints.grammar, **constraints.generate_kw())
     except (ContextOverflow, EngineError) as exc:
-        kind = "context overflow" if isinstance(exc, ContextOverflow) else "engine error"
-        dropped = TurnResult(conv_id, row.turn, step, "dropped", f"{kind}: {exc}",
-                             ref.score(None), ref.truth, None, domain=domain,
-                             own_score=score_turn(ref.own, None) if ref.own else None)
+        kind = ("context overflow" if isinstance(exc, ContextOverflow)
+                else TIMEOUT if isinstance(exc, TurnTimeout) else "engine error")
+        dropped = _dropped(conv_id, step, row, f"{kind}: {exc}")
         # the tool phase runs for a dropped turn too: re-executed calls keep the sandbox in
         # the recorded state for the turns after it
         return dropped, _tool_phase(row, tool_row, observation, executor, None).reexecuted
@@ -379,6 +388,14 @@ def _replay_turn(
         gen.decoded_tokens, gen.ttft_ms, gen.tpot_ms, (gen.t_end_ns - gen.t_start_ns) / 1e6,
         phase.ms, gen.text, domain, own_score,
     ), phase.reexecuted
+
+
+def _dropped(conv_id: str, step: int, row: Row, reason: str) -> TurnResult:
+    """A turn without output: scored as MLPerf scores a failed turn (0 where scorable)."""
+    ref = _Reference.of(conv_id, row)
+    return TurnResult(conv_id, row.turn, step, "dropped", reason, ref.score(None), ref.truth,
+                      None, domain="workflow" if ref.workflow else "coding",
+                      own_score=score_turn(ref.own, None) if ref.own else None)
 
 
 def _tool_phase(row: Row, tool_row: Row | None, observation: str | None,

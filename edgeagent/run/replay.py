@@ -217,7 +217,8 @@ def execute_replay(
     peak_rss_scope = reset_peak_rss()  # the run's own peak, model load included
     config, choice = _sized_config(config, source, n_ctx_auto=n_ctx_auto, preset=preset,
                                    progress=progress)
-    model, engine = build_engine(config, progress=progress, engine_factory=engine_factory)
+    model, engine = build_engine(config, progress=progress, engine_factory=engine_factory,
+                                 turn_timeout_s=config.turn_timeout_s)
     with closing_on_error(engine):
         tool_format = resolve_tool_format(config.tool_format, engine, live=False)
     settings = ReplaySettings(config.max_new_tokens, inject_tool_delay, config.grammar,
@@ -295,7 +296,8 @@ def _resume(config: RunConfig, source: ReplaySource, resume_dir: Path, *,
     replay_info = _recorded_replay(resume_dir)
     config, _ = greedy_config(config)
     peak_rss_scope = reset_peak_rss()
-    model, engine = build_engine(config, progress=progress, engine_factory=engine_factory)
+    model, engine = build_engine(config, progress=progress, engine_factory=engine_factory,
+                                 turn_timeout_s=config.turn_timeout_s)
     with closing_on_error(engine):
         tool_format = resolve_tool_format(config.tool_format, engine, live=False)
     settings = ReplaySettings(config.max_new_tokens, bool(replay_info.get("inject_tool_delay")),
@@ -360,8 +362,8 @@ def _replay_info(config: RunConfig, source: ReplaySource, engine: Any,
         "grammar": config.grammar, "n_ctx": getattr(engine, "n_ctx", config.n_ctx),
         "n_ctx_auto": dataclasses.asdict(choice) if choice else None,
         "seed": config.seed, "sampling": sampling_note, "concurrency": 1,
-        "preset": preset.record(turn_timeout_enforced=bool(config.endpoint))
-        if preset else None,
+        "turn_timeout_s": config.turn_timeout_s,
+        "preset": preset.record(turn_timeout_enforced=True) if preset else None,
         "conversations": [c.id for c in source.conversations],
         "assistant_turns": sum(c.assistant_turns for c in source.conversations),
     }

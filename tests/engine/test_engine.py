@@ -11,7 +11,7 @@ import pytest
 from paths import ROOT
 
 from edgeagent.agent.actions import Action, action_grammar, parse_action
-from edgeagent.engine.base import ContextOverflow, EngineError, Generation, Message
+from edgeagent.engine.base import ContextOverflow, EngineError, Generation, Message, TurnTimeout
 from edgeagent.engine.llamacpp import LlamaCppEngine
 from edgeagent.engine.llamacpp_settings import EngineSettings
 from edgeagent.sandbox.tools import TOOL_SPECS
@@ -321,6 +321,29 @@ def test_sampling_with_a_grammar_keeps_the_sampler_chain(tiny_model_path: Path) 
 
 
 # ------------------------------------------------------------------------ limits
+
+
+@pytest.mark.parametrize(("temperature", "grammar"), [(0.0, None), (0.0, SMALL_GBNF),
+                                                      (0.7, SMALL_GBNF)],
+                         ids=["greedy", "greedy-grammar", "sampled-grammar"])
+def test_a_turn_past_its_timeout_ends_with_turn_timeout(
+        tiny_model_path: Path, temperature: float, grammar: str | None) -> None:
+    """Each decode loop stops a turn past `turn_timeout_s` (here before its first token, as
+    after a prefill that alone took longer); a generous limit changes no token."""
+    settings = dict(n_ctx=2048, threads=1, temperature=temperature, seed=3)
+    messages = _turn("add() in calc.py returns a - b; fix it.")
+    unbounded = LlamaCppEngine(tiny_model_path, EngineSettings(**settings))
+    bounded = LlamaCppEngine(tiny_model_path, EngineSettings(**settings, turn_timeout_s=60.0))
+    tight = LlamaCppEngine(tiny_model_path, EngineSettings(**settings, turn_timeout_s=1e-9))
+    try:
+        free = unbounded.generate(messages, max_tokens=24, grammar=grammar)
+        assert bounded.generate(messages, max_tokens=24, grammar=grammar).tokens == free.tokens
+        for _ in range(2):  # and again on the same engine: it stays usable
+            with pytest.raises(TurnTimeout, match=r"within the turn timeout \(1e-09 s\)"):
+                tight.generate(messages, max_tokens=24, grammar=grammar)
+    finally:
+        for eng in (unbounded, bounded, tight):
+            eng.close()
 
 
 def test_context_overflow_when_the_prompt_exceeds_the_limit(engine: LlamaCppEngine) -> None:

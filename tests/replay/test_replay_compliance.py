@@ -21,7 +21,7 @@ from paths import FIXTURES
 from scripted import ScriptedEngine
 
 from edgeagent.config import load_config
-from edgeagent.engine.base import Message
+from edgeagent.engine.base import Message, TurnTimeout
 from edgeagent.replay.dataset import load_dataset
 from edgeagent.replay.summary import SCORES_FILE, TURNS_FILE
 from edgeagent.run import ReplaySource, execute_replay
@@ -193,6 +193,61 @@ def scored_run(tiny_model_path: Path, tmp_path_factory: pytest.TempPathFactory) 
     return result.run_dir
 
 
+class TimesOutEngine(EchoEngine):
+    """EchoEngine whose first call runs past the turn timeout it was built with."""
+
+    def __init__(self, commands: list[str], timeout_s: float) -> None:
+        super().__init__(commands)
+        self.timeout_s = timeout_s
+        self.timed_out = False
+
+    def answer(self, call: int, messages: list[Message]) -> tuple[str, str]:
+        if not self.timed_out:
+            self.timed_out = True
+            raise TurnTimeout(self.timeout_s)
+        return super().answer(call, messages)
+
+
+def test_a_turn_timeout_fails_the_rest_of_its_conversation(tiny_model_path: Path,
+                                                           tmp_path: Path) -> None:
+    """As MLPerf's agentic load generator does: the timed-out turn and every later turn of its
+    conversation fail, those never issued; the other conversations go on."""
+    conversations = load_dataset(DATASET)
+    commands = [c.args["command"] for conv in conversations for row in conv.rows
+                if row.role == "assistant" for c in row.tool_calls or ()]
+    config = load_config(None, {"model": str(tiny_model_path), "out": str(tmp_path),
+                                "seed": 42, "max_new_tokens": 8, "turn_timeout_s": 7,
+                                "suite": f"replay:{DATASET}"})
+    built: list = []
+
+    def factory(path: Path, settings) -> TimesOutEngine:
+        built.append(settings.turn_timeout_s)  # the in-process engine is given the limit
+        return TimesOutEngine(commands, settings.turn_timeout_s)
+
+    run_dir = execute_replay(config, ReplaySource(str(DATASET), tuple(conversations)),
+                             engine_factory=factory, progress=False).run_dir
+    assert built == [7.0]
+    turns = [json.loads(x) for x in (run_dir / TURNS_FILE).read_text().splitlines()]
+    first = [t for t in turns if t["conversation_id"] == conversations[0].id]
+    assert len(first) == conversations[0].assistant_turns >= 2
+    assert first[0]["status"] == "dropped"
+    assert first[0]["reason"] == "turn timeout: the turn did not finish within the turn " \
+        "timeout (7 s)"
+    assert all(t["status"] == "dropped" and t["reason"] == f"not issued: turn "
+               f"{first[0]['turn']} timed out" and t["score"] == 0 for t in first[1:])
+    rest = [t for t in turns if t["conversation_id"] != conversations[0].id]
+    assert rest and all(t["status"] == "completed" for t in rest)
+    db = sqlite3.connect(run_dir / "run.db")
+    try:  # no step for a turn without output
+        assert db.execute("SELECT count(*) FROM steps").fetchone()[0] == len(rest)
+    finally:
+        db.close()
+    code, doc, out = check(run_dir)
+    assert code == 1 and doc["result"] == "INVALID"
+    assert not by_name(doc)["no_dropped_turns"]["passed"]
+    assert by_name(doc)["no_dropped_turns"]["detail"].startswith(f"missing={len(first)} ")
+
+
 def test_the_reference_gate_passes_and_fails(scored_run: Path) -> None:
     score = json.loads((scored_run / SCORES_FILE).read_text())["score"]
     assert 0 < score < 0.97  # the engine's misses: a gate at reference 1.0 cannot pass
@@ -239,7 +294,7 @@ def test_mlperf_preset_sets_mlperf_run_settings(tiny_tools_model_path: Path,
             config["turn_timeout_s"]) == (0.0, 42, 1024, 600.0)
     preset = config["replay"]["preset"]
     assert preset["name"] == "mlperf-edge-agentic" and preset["concurrency"] == 1
-    assert preset["turn_timeout_enforced"] is False  # in process: not yet (docs/replay.md)
+    assert preset["turn_timeout_enforced"] is True  # in process too
     assert config["replay"]["concurrency"] == 1
     auto = config["replay"]["n_ctx_auto"]
     assert config["n_ctx"] >= auto["largest_isl"] + 1024
