@@ -12,7 +12,7 @@ __all__, __getattr__ = lazy_exports(__name__, {
              "TOOL_CHOICES", "ToolCall", "check_tool_choice", "gbnf_of", "json_schema_of"),
     "build": ("EngineConfig", "EngineFactory", "build_engine", "llamacpp_engine"),
     "chat_template": ("CHATML_TEMPLATE", "ChatTemplate", "template_message"),
-    "greedy": ("GreedyChooser", "TokenLog"),
+    "greedy": ("GreedyChooser", "StartAllowed", "TokenLog"),
     "http": ("EndpointSettings", "HttpEngine", "SERVER_REFUSED_CONTEXT", "base_url",
              "endpoint_engine", "wire_message"),
     "llamacpp": ("LlamaCppEngine",),

@@ -5,8 +5,10 @@ row of logits, grammar-checked. One copy, so the two loops pick and time tokens 
 from __future__ import annotations
 
 import ctypes
+import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -19,6 +21,38 @@ from .base import EngineError, TurnTimeout
 # grammar allows little (only the end of the turn, after a finished call) it can rank lower,
 # and the second round finds it for ~1 ms instead of a whole-vocabulary pass every turn.
 TOP_CANDIDATES = (64, 4096)
+
+# The whole-vocabulary pass is split over up to this many threads at once: llama.cpp's
+# grammar apply only reads the grammar (llama_grammar_apply_impl takes it const, the vocab's
+# piece cache too) and ctypes releases the GIL, so the parts run in parallel while the
+# compute threads wait between two decodes.
+_POOL_LOCK = threading.Lock()
+_POOL: list[ThreadPoolExecutor] = []
+
+
+def _filter_pool() -> ThreadPoolExecutor:
+    """The one worker pool the split passes share (created on first use)."""
+    with _POOL_LOCK:
+        if not _POOL:
+            _POOL.append(ThreadPoolExecutor(max_workers=3, thread_name_prefix="grammar"))
+        return _POOL[0]
+
+
+class StartAllowed:
+    """The tokens each grammar allows at its start, found by the first whole-vocabulary pass
+    there. A generation's grammar sampler starts in a state that depends on the grammar text
+    alone, so a rejected first argmax is decided from these ids by every later generation
+    with the same grammar (the tool-call marker a native grammar forces first ranks ~100k
+    for the default model: otherwise a whole pass every turn). One per engine."""
+
+    def __init__(self) -> None:
+        self._ids: dict[str, np.ndarray] = {}
+
+    def get(self, gbnf: str) -> np.ndarray | None:
+        return self._ids.get(gbnf)
+
+    def put(self, gbnf: str, ids: np.ndarray) -> None:
+        self._ids[gbnf] = ids
 
 
 class TokenLog:
@@ -76,13 +110,20 @@ class GreedyChooser:
     `buffers` are the engine's full-vocabulary candidate array, a numpy view of it and a
     1-element array (needed only with a grammar). One grammar sampler per generation: its
     state advances with every accepted token. `grammar_ns` times the grammar's work alone.
+    `start_allowed`: the engine's memo of what each grammar allows first (StartAllowed);
+    `filter_threads`: how many threads one whole-vocabulary pass may use.
     """
 
     def __init__(self, llama_cpp: Any, vocab: Any, n_vocab: int,
-                 buffers: tuple[Any, np.ndarray, Any] | None, gbnf: str | None) -> None:
+                 buffers: tuple[Any, np.ndarray, Any] | None, gbnf: str | None,
+                 start_allowed: StartAllowed | None = None, filter_threads: int = 1) -> None:
         lc = llama_cpp
         self._lc = lc
         self._n_vocab = n_vocab
+        self._gbnf = gbnf
+        self._start_allowed = start_allowed
+        self._accepted = 0  # tokens the grammar has advanced over
+        self.start_memo_hits = 0  # rejected first argmaxes decided from StartAllowed
         self.smpl = None
         self._filtered = False
         self._filtered_margin = 0.0  # top-1 minus top-2 allowed logit, at a rejected argmax
@@ -94,11 +135,7 @@ class GreedyChooser:
             return
         assert buffers is not None
         data, view, one = buffers
-        self._data, self._view, self._one = data, view, one
-        self._full = lc.llama_token_data_array(
-            data=ctypes.cast(data, lc.llama_token_data_p), size=n_vocab, selected=-1,
-            sorted=False,
-        )
+        self._view, self._one = view, one
         self._single = lc.llama_token_data_array(
             data=ctypes.cast(one, lc.llama_token_data_p), size=1, selected=-1, sorted=False
         )
@@ -108,8 +145,9 @@ class GreedyChooser:
         self._top = lc.llama_token_data_array(  # its size is set per round
             data=ctypes.cast(data, lc.llama_token_data_p), size=1, selected=-1, sorted=False
         )
-        self._full_ref, self._single_ref = ctypes.byref(self._full), ctypes.byref(self._single)
+        self._single_ref = ctypes.byref(self._single)
         self._top_ref = ctypes.byref(self._top)
+        self._parts = _split_arrays(lc, data, n_vocab, max(1, filter_threads))
         self.smpl = lc.llama_sampler_init_grammar(vocab, gbnf.encode(), b"root")
         if not self.smpl:
             raise EngineError("llama.cpp could not parse the grammar")
@@ -141,6 +179,11 @@ class GreedyChooser:
         decide it, else from the whole vocabulary filtered by the grammar."""
         self.rejections += 1
         self._filtered = True
+        if self._accepted == 0 and self._start_allowed is not None:
+            ids = self._start_allowed.get(self._gbnf or "")
+            if ids is not None:
+                self.start_memo_hits += 1
+                return self._best_of(logits, ids)
         for i, k in enumerate(self._rounds):
             token = self._top_allowed(logits, k)
             if token is not None:
@@ -173,21 +216,28 @@ class GreedyChooser:
         self._filtered_margin = best - runner_up  # the weakest: a bound, understated
         return int(order[allowed[0]])
 
+    def _best_of(self, logits: np.ndarray, ids: np.ndarray) -> int:
+        """The best of the allowed `ids` (ascending): the first maximum, as argmax over the
+        filtered vocabulary picks it, with the same margin."""
+        values = logits[ids]
+        best = int(np.argmax(values))
+        if values[best] == -np.inf:
+            raise EngineError("the grammar allows no token at this point")
+        top2 = np.partition(values, -2)[-2:] if values.size > 1 else (-np.inf, values[0])
+        self._filtered_margin = float(top2[1] - top2[0])
+        return int(ids[best])
+
     def _whole_vocabulary_argmax(self, logits: np.ndarray) -> int:
-        """The grammar filters the whole vocabulary, then argmax."""
-        lc = self._lc
+        """The grammar filters the whole vocabulary (in parts at once), then argmax."""
         self.full_filters += 1
         view = self._view["logit"]
         view[:] = logits
         # the rounds (of this chooser or an earlier one: the buffer is the engine's) moved ids
         # around; ~0.1 ms against a pass of 14-27 ms
         self._view["id"] = np.arange(self._n_vocab)
-        full = self._full
-        full.data = ctypes.cast(self._data, lc.llama_token_data_p)
-        full.size = self._n_vocab
-        full.selected = -1
-        full.sorted = False
-        lc.llama_sampler_apply(self.smpl, self._full_ref)
+        self._apply_in_parts()
+        if self._accepted == 0 and self._start_allowed is not None:
+            self._start_allowed.put(self._gbnf or "", np.flatnonzero(view != -np.inf))
         token = int(np.argmax(view))
         if view[token] == -np.inf:
             raise EngineError("the grammar allows no token at this point")
@@ -210,16 +260,43 @@ class GreedyChooser:
         """The grammar's work in this generation, for the Generation's `extra`."""
         return {"grammar_checks": self.checks, "grammar_rejections": self.rejections,
                 "grammar_decided_by_round": tuple(self.decided_by_round),
+                "grammar_start_memo_hits": self.start_memo_hits,
                 "grammar_full_filters": self.full_filters, "grammar_ms": self.grammar_ns / 1e6}
+
+    def _apply_in_parts(self) -> None:
+        """The grammar sampler applied to every candidate, each part on its own thread (the
+        first on this one)."""
+        apply, smpl = self._lc.llama_sampler_apply, self.smpl
+        for part, _ in self._parts:
+            part.selected = -1
+            part.sorted = False
+        rest = [_filter_pool().submit(apply, smpl, ref) for _, ref in self._parts[1:]]
+        apply(smpl, self._parts[0][1])
+        for future in rest:
+            future.result()
 
     def accept(self, token: int) -> None:
         """Advance the grammar over a kept token (nothing without a grammar)."""
         if self.smpl is not None:
             t0 = time.monotonic_ns()
             self._lc.llama_sampler_accept(self.smpl, token)
+            self._accepted += 1
             self.grammar_ns += time.monotonic_ns() - t0
 
     def close(self) -> None:
         if self.smpl is not None:
             self._lc.llama_sampler_free(self.smpl)
             self.smpl = None
+
+
+def _split_arrays(lc: Any, data: Any, n_vocab: int, parts: int) -> list[tuple[Any, Any]]:
+    """`parts` candidate arrays over consecutive slices of the full buffer `data`, each with
+    a reference to pass to llama.cpp."""
+    size = ctypes.sizeof(lc.llama_token_data)
+    bounds = [n_vocab * i // parts for i in range(parts + 1)]
+    arrays = []
+    for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
+        start = ctypes.cast(ctypes.addressof(data) + lo * size, lc.llama_token_data_p)
+        arrays.append(lc.llama_token_data_array(data=start, size=hi - lo, selected=-1,
+                                                sorted=False))
+    return [(a, ctypes.byref(a)) for a in arrays]

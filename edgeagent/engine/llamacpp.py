@@ -39,7 +39,7 @@ from .base import (
     gbnf_of,
 )
 from .chat_template import CHATML_TEMPLATE, ChatTemplate
-from .greedy import GreedyChooser, TokenLog
+from .greedy import GreedyChooser, StartAllowed, TokenLog
 from .llamacpp_ops import TokenText, evaluate_after_prefix, truncate_head_tail
 from .llamacpp_settings import GGML_TYPES, EngineSettings, kv_bytes_per_token, read_back
 from .speculative import Speculator, build_speculator, decode_speculative
@@ -144,6 +144,7 @@ class LlamaCppEngine:
         self._meta = self.llm.metadata
         self._read_template()
         self._grammars: dict[str, Any] = {}
+        self._start_allowed = StartAllowed()  # what each grammar allows first
         self._n_vocab = self.llm.n_vocab()
         # candidate buffers for the fast greedy grammar path, allocated on first use
         self._candidates: Any = None
@@ -494,7 +495,8 @@ class LlamaCppEngine:
     def greedy_chooser(self, gbnf: str | None) -> GreedyChooser:
         """A new generation's greedy choice, grammar-checked when `gbnf` is given."""
         buffers = self._candidate_buffers() if gbnf is not None else None
-        return GreedyChooser(self.llama_cpp, self._vocab, self._n_vocab, buffers, gbnf)
+        return GreedyChooser(self.llama_cpp, self._vocab, self._n_vocab, buffers, gbnf,
+                             self._start_allowed, self.n_threads)
 
     def _is_eog(self, token: int) -> bool:
         return bool(self.llama_cpp.llama_vocab_is_eog(self._vocab, token))

@@ -240,10 +240,30 @@ def test_a_rejected_argmax_is_decided_among_the_top_candidates_or_the_whole_voca
         rejections, full = new.extra["grammar_rejections"], new.extra["grammar_full_filters"]
         assert 0 <= full <= rejections
         by_round = new.extra["grammar_decided_by_round"]
-        assert sum(by_round) == rejections - full  # each rejection decided exactly once
+        memo = new.extra["grammar_start_memo_hits"]  # a first token, the engine seen it before
+        assert memo in (0, 1)
+        assert sum(by_round) + memo == rejections - full  # each rejection decided once
         decided_in_top += rejections - full
         full_filters += full
     assert decided_in_top > 0 and full_filters > 0  # both ways were taken
+
+
+def test_a_first_token_the_grammar_forces_is_decided_from_the_start_memo(
+        tiny_model_path: Path) -> None:
+    """The first generation under a grammar finds what it allows first by a whole pass; the
+    next ones with that grammar take it from the engine's memo and pick what the
+    full-vocabulary sampler chain picks, other prompts included."""
+    eng = LlamaCppEngine(tiny_model_path, EngineSettings(n_ctx=2048, threads=2))
+    try:
+        turns = [_turn(t) for t in ("Run the tests.", "Run the tests.", "Fix calc.py.")]
+        results = _both_paths(eng, turns, RARE_GBNF, 16)
+        old, new = [g for g, *_ in results[False]], [g for g, *_ in results[True]]
+        for a, b in zip(old, new, strict=True):
+            _assert_same(a, b)
+        assert [g.extra["grammar_start_memo_hits"] for g in new] == [0, 1, 1]
+        assert new[0].extra["grammar_full_filters"] >= 1  # the pass that filled the memo
+    finally:
+        eng.close()
 
 
 @pytest.mark.parametrize("grammar", [action_grammar(NO_ARG_SPECS), SMALL_GBNF])
