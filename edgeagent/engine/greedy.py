@@ -5,7 +5,8 @@ row of logits, grammar-checked. One copy, so the two loops pick and time tokens 
 from __future__ import annotations
 
 import ctypes
-import threading
+import functools
+import os
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -26,33 +27,19 @@ TOP_CANDIDATES = (64, 4096)
 # grammar apply only reads the grammar (llama_grammar_apply_impl takes it const, the vocab's
 # piece cache too) and ctypes releases the GIL, so the parts run in parallel while the
 # compute threads wait between two decodes.
-_POOL_LOCK = threading.Lock()
-_POOL: list[ThreadPoolExecutor] = []
-
-
+@functools.cache
 def _filter_pool() -> ThreadPoolExecutor:
-    """The one worker pool the split passes share (created on first use)."""
-    with _POOL_LOCK:
-        if not _POOL:
-            _POOL.append(ThreadPoolExecutor(max_workers=3, thread_name_prefix="grammar"))
-        return _POOL[0]
+    """The one worker pool the split passes share (created on first use), wide enough for
+    one part per CPU."""
+    return ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="grammar")
 
 
-class StartAllowed:
-    """The tokens each grammar allows at its start, found by the first whole-vocabulary pass
-    there. A generation's grammar sampler starts in a state that depends on the grammar text
-    alone, so a rejected first argmax is decided from these ids by every later generation
-    with the same grammar (the tool-call marker a native grammar forces first ranks ~100k
-    for the default model: otherwise a whole pass every turn). One per engine."""
-
-    def __init__(self) -> None:
-        self._ids: dict[str, np.ndarray] = {}
-
-    def get(self, gbnf: str) -> np.ndarray | None:
-        return self._ids.get(gbnf)
-
-    def put(self, gbnf: str, ids: np.ndarray) -> None:
-        self._ids[gbnf] = ids
+# The tokens each grammar (its GBNF text) allows at its start, found by the first
+# whole-vocabulary pass there. A generation's grammar sampler starts in a state that depends
+# on the grammar text alone, so a rejected first argmax is decided from these ids by every
+# later generation with the same grammar (the tool-call marker a native grammar forces first
+# ranks ~100k for the default model: otherwise a whole pass every turn). One per engine.
+StartAllowed = dict[str, np.ndarray]
 
 
 class TokenLog:
@@ -180,7 +167,7 @@ class GreedyChooser:
         self.rejections += 1
         self._filtered = True
         if self._accepted == 0 and self._start_allowed is not None:
-            ids = self._start_allowed.get(self._gbnf or "")
+            ids = self._start_allowed.get(self._gbnf)
             if ids is not None:
                 self.start_memo_hits += 1
                 return self._best_of(logits, ids)
@@ -237,7 +224,7 @@ class GreedyChooser:
         self._view["id"] = np.arange(self._n_vocab)
         self._apply_in_parts()
         if self._accepted == 0 and self._start_allowed is not None:
-            self._start_allowed.put(self._gbnf or "", np.flatnonzero(view != -np.inf))
+            self._start_allowed[self._gbnf] = np.flatnonzero(view != -np.inf)
         token = int(np.argmax(view))
         if view[token] == -np.inf:
             raise EngineError("the grammar allows no token at this point")

@@ -144,7 +144,7 @@ class LlamaCppEngine:
         self._meta = self.llm.metadata
         self._read_template()
         self._grammars: dict[str, Any] = {}
-        self._start_allowed = StartAllowed()  # what each grammar allows first
+        self._start_allowed: StartAllowed = {}  # what each grammar allows first
         self._n_vocab = self.llm.n_vocab()
         # candidate buffers for the fast greedy grammar path, allocated on first use
         self._candidates: Any = None
