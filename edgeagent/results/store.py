@@ -286,10 +286,13 @@ class RunStore:
             )
 
     def _run_finished(self, event: RunFinished) -> None:
-        # a resumed run spans processes: its peak is the largest of theirs, and its largest
-        # KV cache is over every kept step, those before the resume too
-        old = self.db.execute("SELECT peak_rss_bytes FROM runs WHERE run_id = ?",
+        # a resumed run spans processes: its peak is the largest of theirs, its largest KV
+        # cache is over every kept step, those before the resume too, and its wall is the sum
+        # of the walls its processes recorded (one killed before its end recorded none)
+        old = self.db.execute("SELECT peak_rss_bytes, wall_ms FROM runs WHERE run_id = ?",
                               (event.run_id,)).fetchone()
+        if self._resume is not None and old and old[1] is not None:
+            event = dataclasses.replace(event, wall_ms=old[1] + event.wall_ms)
         peaks = [v for v in (old[0] if old else None, event.peak_rss_bytes) if v is not None]
         scope = event.peak_rss_scope
         if self._resume is not None and scope:

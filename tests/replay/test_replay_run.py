@@ -306,14 +306,29 @@ def test_a_replay_run_is_not_exported_as_a_trajectory(
     assert "is a replay run" in capsys.readouterr().err
 
 
+def run_wall_ms(run_dir: Path) -> float:
+    db = open_run_db(run_dir)
+    try:
+        return db.execute("SELECT wall_ms FROM runs").fetchone()[0]
+    finally:
+        db.close()
+
+
 def test_a_finished_replay_resumes_to_the_same_turns(smoke_replay) -> None:
-    """--resume on a complete replay keeps every conversation: no turn is generated again."""
+    """--resume on a complete replay keeps every conversation: no turn is generated again.
+    The run's wall is the sum of its processes' walls, as the summary gives it."""
     run_dir, _ = smoke_replay
     before = turns_of(run_dir)
-    code, out, err = run_cli("replay", "--resume", str(run_dir), *THREADS)
+    wall_before = run_wall_ms(run_dir)
+    code, out, err = run_cli("replay", "--resume", str(run_dir), "--json", *THREADS)
     assert code == 0, err
     assert turns_of(run_dir) == before
-    assert json.loads((run_dir / SUMMARY_FILE).read_text())["turns_total"] == len(before)
+    summary = json.loads((run_dir / SUMMARY_FILE).read_text())
+    assert summary["turns_total"] == len(before)
+    events = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    segment = next(e["wall_ms"] for e in events if e["event"] == "RunFinished")
+    assert run_wall_ms(run_dir) == pytest.approx(wall_before + segment)
+    assert summary["duration_s"] == pytest.approx((wall_before + segment) / 1000)
 
 
 @pytest.mark.parametrize("flag", [("--conversations", "1"), ("--mlperf",),
