@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from .base import EngineError, TurnTimeout
+from .forced import GrammarProbe
 
 # A rejected argmax: the best raw candidates are checked against the grammar in widening
 # rounds, one call each, before it filters the whole vocabulary (~152k tokens, ~14-27 ms a
@@ -98,12 +99,15 @@ class GreedyChooser:
     1-element array (needed only with a grammar). One grammar sampler per generation: its
     state advances with every accepted token. `grammar_ns` times the grammar's work alone.
     `start_allowed`: the engine's memo of what each grammar allows first (StartAllowed);
-    `filter_threads`: how many threads one whole-vocabulary pass may use.
+    `filter_threads`: how many threads one whole-vocabulary pass may use; `forced`: the
+    grammar's probes and which tokens end between two characters (ForcedTokenProbe's
+    `ends_ascii`), for `forced_next`.
     """
 
     def __init__(self, llama_cpp: Any, vocab: Any, n_vocab: int,
                  buffers: tuple[Any, np.ndarray, Any] | None, gbnf: str | None,
-                 start_allowed: StartAllowed | None = None, filter_threads: int = 1) -> None:
+                 start_allowed: StartAllowed | None = None, filter_threads: int = 1,
+                 forced: tuple[GrammarProbe, np.ndarray] | None = None) -> None:
         lc = llama_cpp
         self._lc = lc
         self._n_vocab = n_vocab
@@ -118,6 +122,9 @@ class GreedyChooser:
         self.full_filters = 0  # rejections the top candidates could not decide
         self.decided_by_round: list[int] = []  # rejections each round of candidates decided
         self.grammar_ns = 0
+        self._forced = forced
+        self._between_characters = True  # no token accepted yet, or one ending in ASCII
+        self.forced_tokens = 0  # positions whose token the grammar alone decided
         if gbnf is None:
             return
         assert buffers is not None
@@ -232,6 +239,19 @@ class GreedyChooser:
         self._filtered_margin = float(top2[1] - top2[0])
         return token
 
+    def forced_next(self) -> int | None:
+        """The token the grammar allows alone at the next position (an end-of-generation
+        token where it can only end), found without logits (forced.py), or None. Greedy
+        decoding picks exactly this token, so the position before it needs no logits."""
+        if self.smpl is None or self._forced is None or not self._between_characters:
+            return None
+        t0 = time.monotonic_ns()
+        token = self._forced[0].forced(self.smpl)
+        self.grammar_ns += time.monotonic_ns() - t0
+        if token is not None:
+            self.forced_tokens += 1
+        return token
+
     def margin(self, ptr: Any) -> float:
         """Top-1 minus top-2 logit among the tokens the grammar allows at this position
         (after `choose` on the same row: a rejected argmax left the filtered row in the
@@ -248,7 +268,8 @@ class GreedyChooser:
         return {"grammar_checks": self.checks, "grammar_rejections": self.rejections,
                 "grammar_decided_by_round": tuple(self.decided_by_round),
                 "grammar_start_memo_hits": self.start_memo_hits,
-                "grammar_full_filters": self.full_filters, "grammar_ms": self.grammar_ns / 1e6}
+                "grammar_full_filters": self.full_filters, "grammar_forced": self.forced_tokens,
+                "grammar_ms": self.grammar_ns / 1e6}
 
     def _apply_in_parts(self) -> None:
         """The grammar sampler applied to every candidate, each part on its own thread (the
@@ -268,6 +289,8 @@ class GreedyChooser:
             t0 = time.monotonic_ns()
             self._lc.llama_sampler_accept(self.smpl, token)
             self._accepted += 1
+            if self._forced is not None:
+                self._between_characters = bool(self._forced[1][token])
             self.grammar_ns += time.monotonic_ns() - t0
 
     def close(self) -> None:

@@ -39,8 +39,9 @@ from .base import (
     gbnf_of,
 )
 from .chat_template import CHATML_TEMPLATE, ChatTemplate
+from .forced import ForcedTokenProbe, GrammarProbe
 from .greedy import GreedyChooser, StartAllowed, TokenLog
-from .llamacpp_ops import TokenText, evaluate_after_prefix, truncate_head_tail
+from .llamacpp_ops import TokenText, eval_tokens, evaluate_after_prefix, truncate_head_tail
 from .llamacpp_settings import GGML_TYPES, EngineSettings, kv_bytes_per_token, read_back
 from .speculative import Speculator, build_speculator, decode_speculative
 from .tool_format import detect_family, parse_tool_calls, single_token_markers
@@ -145,6 +146,10 @@ class LlamaCppEngine:
         self._read_template()
         self._grammars: dict[str, Any] = {}
         self._start_allowed: StartAllowed = {}  # what each grammar allows first
+        # the forced-token probes (forced.py): the vocabulary's, built on first use, and
+        # each grammar's (None: its named tokens could not be read)
+        self._forced_probe: ForcedTokenProbe | None = None
+        self._grammar_probes: dict[str, GrammarProbe | None] = {}
         self._n_vocab = self.llm.n_vocab()
         # candidate buffers for the fast greedy grammar path, allocated on first use
         self._candidates: Any = None
@@ -411,6 +416,7 @@ class LlamaCppEngine:
         fast_grammar = bool(grammar) and self.fast_grammar and self._plain_greedy
         # before the prefill clock starts: parsing a new grammar is not prefill
         sampler_grammar = self._grammar(grammar) if grammar and not fast_grammar else None
+        probe = self._grammar_probe(grammar) if fast_grammar and grammar else None
         t_prefill = time.monotonic_ns()
         if self.speculator is not None:
             reused, log = decode_speculative(
@@ -418,7 +424,8 @@ class LlamaCppEngine:
             )
         elif fast_grammar:
             assert grammar is not None
-            reused, log = self._decode_greedy_grammar(prompt, reused, grammar, max_tokens, extra)
+            reused, log = self._decode_greedy_grammar(prompt, reused, grammar, max_tokens, extra,
+                                                      probe)
         else:
             log = self._decode_with_generate(prompt, sampler_grammar, max_tokens)
         if not log.times:
@@ -492,11 +499,25 @@ class LlamaCppEngine:
         return TokenLog(max_tokens, self._perf_prefill, self._is_eog, self._on_token,
                         self._deadline)
 
-    def greedy_chooser(self, gbnf: str | None) -> GreedyChooser:
-        """A new generation's greedy choice, grammar-checked when `gbnf` is given."""
+    def greedy_chooser(self, gbnf: str | None,
+                       probe: GrammarProbe | None = None) -> GreedyChooser:
+        """A new generation's greedy choice, grammar-checked when `gbnf` is given (with
+        `probe`, the grammar's forced-token probes, it can also tell forced positions)."""
         buffers = self._candidate_buffers() if gbnf is not None else None
+        forced = (probe, self._forced_probe.ends_ascii) if probe and self._forced_probe else None
         return GreedyChooser(self.llama_cpp, self._vocab, self._n_vocab, buffers, gbnf,
-                             self._start_allowed, self.n_threads)
+                             self._start_allowed, self.n_threads, forced)
+
+    def _grammar_probe(self, gbnf: str) -> GrammarProbe | None:
+        """The forced-token probes of a grammar (the vocabulary's built on first use)."""
+        if gbnf not in self._grammar_probes:
+            if self._forced_probe is None:
+                self._forced_probe = ForcedTokenProbe(self.llama_cpp, self._vocab,
+                                                      self._n_vocab)
+            self._grammar_probes[gbnf] = self._forced_probe.for_grammar(
+                gbnf, lambda text: self.llm.tokenize(text.encode(), add_bos=False,
+                                                     special=True))
+        return self._grammar_probes[gbnf]
 
     def _is_eog(self, token: int) -> bool:
         return bool(self.llama_cpp.llama_vocab_is_eog(self._vocab, token))
@@ -548,29 +569,35 @@ class LlamaCppEngine:
         gbnf: str,
         max_tokens: int,
         extra: dict[str, Any],
+        probe: GrammarProbe | None = None,
     ) -> tuple[int, TokenLog]:
         """Greedy decoding under a grammar that checks the argmax first.
 
         Leaves the KV cache, `llm.n_tokens` and `llm.input_ids` as `Llama.generate()` would:
         the prompt past `reused` and every returned token but the last are evaluated; the
         end-of-generation token, or the last token of a turn cut by max_tokens, is not.
+        A position whose next token the grammar forces (`probe`) is evaluated without logits
+        and the forced token taken as it is: the same tokens, one output layer fewer each.
         Returns (reused, the token log: tokens, times, finish reason, perf at the first one).
         """
         lc = self.llama_cpp
         llm = self.llm
         ctx = llm._ctx.ctx
         log = self.token_log(max_tokens)
-        chooser = self.greedy_chooser(gbnf)
+        chooser = self.greedy_chooser(gbnf, probe)
         try:
+            forced = chooser.forced_next()
             if reused < len(prompt):
-                reused = evaluate_after_prefix(llm, prompt, reused)
+                reused = evaluate_after_prefix(llm, prompt, reused, logits=forced is None)
             # else: the whole prompt is cached with live logits; sample from them directly
             while True:
-                token = chooser.choose(lc.llama_get_logits_ith(ctx, -1), "the last position")
+                token = forced if forced is not None else chooser.choose(
+                    lc.llama_get_logits_ith(ctx, -1), "the last position")
                 if not log.add(token):
                     break
                 chooser.accept(token)
-                llm.eval([token])
+                forced = chooser.forced_next()
+                eval_tokens(llm, [token], logits=forced is None)
         except (RuntimeError, ValueError, OSError) as exc:
             raise EngineError(f"llama.cpp failed while generating: {exc}") from exc
         finally:

@@ -14,6 +14,7 @@ from edgeagent.agent.actions import Action, action_grammar, parse_action
 from edgeagent.engine.base import ContextOverflow, EngineError, Generation, Message, TurnTimeout
 from edgeagent.engine.llamacpp import LlamaCppEngine
 from edgeagent.engine.llamacpp_settings import EngineSettings
+from edgeagent.engine.tool_format import tool_call_grammar
 from edgeagent.sandbox.tools import TOOL_SPECS
 
 SYSTEM = "You are a coding agent. Answer with one JSON tool call."
@@ -54,7 +55,8 @@ def test_next_turn_reuses_the_previous_prompt_and_generated_tokens(
     _assert_accounting(first)
     if constrained:
         assert first.finish_reason == "stop"
-        assert first.extra["grammar_checks"] == first.decoded_tokens  # the fast path ran
+        assert (first.extra["grammar_checks"] + first.extra["grammar_forced"]
+                == first.decoded_tokens)  # the fast path ran
 
     messages += [
         Message("assistant", first.text, tokens=first.tokens),
@@ -202,7 +204,8 @@ def test_fast_grammar_path_matches_llama_generate(
     assert new_n == old_n and new_ids == old_ids
     not_evaluated = 1 if new.finish_reason == "length" else 0
     assert new_n == new.context_tokens + len(new.tokens) - not_evaluated
-    assert new.extra["grammar_checks"] == new.decoded_tokens
+    # each token is either checked against the logits or forced by the grammar alone
+    assert new.extra["grammar_checks"] + new.extra["grammar_forced"] == new.decoded_tokens
     assert 0 <= new.extra["grammar_rejections"] <= new.extra["grammar_checks"]
     assert new.extra["grammar_ms"] >= 0
     assert old.extra == {}
@@ -327,6 +330,42 @@ def test_fast_grammar_path_reports_an_unparseable_grammar(engine: LlamaCppEngine
     # the engine still works afterwards
     gen = engine.generate(_turn("bad grammar"), max_tokens=40, grammar=SMALL_GBNF)
     assert gen.finish_reason == "stop"
+
+
+def _tool_turns(engine: LlamaCppEngine, grammar: str) -> list[list[Message]]:
+    """Three turns of native calls: a first, a second after the first's call and its result,
+    and the second's prompt again (only its last token replayed)."""
+    first_turn = _turn("Run the tests (native).")
+    engine.llm.reset()
+    first = engine.generate(first_turn, max_tokens=48, grammar=grammar)
+    second = first_turn + [Message("assistant", first.text, tokens=first.tokens),
+                           Message("user", "Result of run_tests:\nFAILED (failures=1)")]
+    return [first_turn, second, second]
+
+
+def test_tokens_the_grammar_forces_skip_the_logits_and_change_nothing(
+        tiny_tools_model_path: Path) -> None:
+    """Native calls under the family grammar: the call marker the grammar forces first, and
+    the end once the call is closed, are taken without logits (the prompt's last position,
+    and the closing marker's, are evaluated without the output layer); the tokens, the text
+    and the cache each turn leaves are those of the full-vocabulary sampler chain."""
+    eng = LlamaCppEngine(tiny_tools_model_path, EngineSettings(n_ctx=2048, threads=1))
+    try:
+        tools = [{"type": "function", "function": {
+            "name": s.name, "parameters": {"type": "object", "properties": {}}}}
+            for s in NO_ARG_SPECS]
+        grammar = tool_call_grammar("hermes", tools, single_tokens=eng.tool_markers).gbnf
+        results = _both_paths(eng, _tool_turns(eng, grammar), grammar, 48)
+        for (old, old_n, old_ids), (new, new_n, new_ids) in zip(
+                results[False], results[True], strict=True):
+            _assert_same(old, new)
+            assert new_n == old_n and new_ids == old_ids
+            assert new.extra["grammar_forced"] >= 1  # the call marker, at least
+            assert new.text.startswith("<tool_call>")
+        stopped = [g for g, *_ in results[True] if g.finish_reason == "stop"]
+        assert stopped and all(g.extra["grammar_forced"] >= 2 for g in stopped)  # and the end
+    finally:
+        eng.close()
 
 
 def test_sampling_with_a_grammar_keeps_the_sampler_chain(tiny_model_path: Path) -> None:
