@@ -265,7 +265,7 @@ class HttpEngine:
         self._vocab = Vocabulary(settings.tokenizer) if settings.tokenizer else None
         # the template's tool-call family, known when the tokenizer GGUF is given
         self.tool_family = self._vocab.tool_family if self._vocab is not None else None
-        self.tool_markers = self._vocab.tool_markers if self._vocab is not None else frozenset()
+        self.tool_markers = self._vocab.tool_markers if self._vocab is not None else {}
         self._calls_made = 0
         self._previous_prompt: list[int] = []
 

@@ -31,9 +31,9 @@ from .base import Grammar, ToolCall
 
 FAMILIES = ("hermes", "llama3", "mistral")
 # the literal markers of each family's call syntax; where the vocabulary holds one as a single
-# token the grammar names that token (`<tool_call>` in GBNF), so the model writes the token it
-# was trained on: as a quoted string the grammar also lets `<`, `tool`, `_call`, `>` through,
-# and Qwen2.5-Coder-0.5B's argmax among the allowed tokens was `<` (measured)
+# token the grammar names that token (`<tool_call>`, or `<[id]>`, in GBNF), so the model
+# writes the token it was trained on: as a quoted string the grammar also lets `<`, `tool`,
+# `_call`, `>` through, and Qwen2.5-Coder-0.5B's argmax among them was `<` (measured)
 MARKERS = {"hermes": ("<tool_call>", "</tool_call>"), "llama3": (), "mistral": ("[TOOL_CALLS]",)}
 # a call id every family's template accepts: Mistral's needs exactly 9 alphanumerics
 _ID_ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
@@ -105,24 +105,32 @@ def _rename_root(gbnf: str, name: str) -> str:
     return re.sub(r"^root ::= ", f"{name} ::= ", gbnf, count=1, flags=re.MULTILINE)
 
 
-def single_token_markers(family: str | None, tokenize: Any, piece: Any) -> frozenset[str]:
-    """The family's markers that are one token in a vocabulary: `tokenize(text)` gives the
-    ids (special tokens parsed), `piece(id)` a token's text."""
-    out = set()
+def single_token_markers(family: str | None, tokenize: Any, piece: Any) -> dict[str, int]:
+    """The family's markers that are one token in a vocabulary, with that token's id:
+    `tokenize(text)` gives the ids (special tokens parsed), `piece(id)` a token's text."""
+    out = {}
     for marker in MARKERS.get(family or "", ()):
         ids = tokenize(marker)
         if len(ids) == 1 and piece(ids[0]) == marker:
-            out.add(marker)
-    return frozenset(out)
+            out[marker] = ids[0]
+    return out
 
 
-def _marker(text: str, single: frozenset[str]) -> str:
-    return text if text in single else json.dumps(text)
+def _marker(text: str, single: Mapping[str, int] | frozenset[str]) -> str:
+    """A marker in GBNF: its one token where the vocabulary has it, named by its text when
+    spelled `<...>` (llama.cpp's parser tokenizes that), else by id (`[TOOL_CALLS]` written
+    bare would be a character class); otherwise the quoted text."""
+    if text in single:
+        if text.startswith("<") and text.endswith(">"):
+            return text
+        if isinstance(single, Mapping):
+            return f"<[{single[text]}]>"
+    return json.dumps(text)
 
 
 def tool_call_grammar(
     family: str, tools: Sequence[Mapping[str, Any]], *, parallel: bool = False,
-    single_tokens: frozenset[str] = frozenset(),
+    single_tokens: Mapping[str, int] | frozenset[str] = frozenset(),
 ) -> Grammar:
     """The GBNF of one turn of native calls (one call, or one or more with `parallel`), and
     the JSON schema of a call object, for servers that take a schema instead.

@@ -139,9 +139,9 @@ def test_markers_are_matched_as_the_single_tokens_of_the_vocabulary(
 ) -> None:
     engine = tools_engine
     assert engine.tool_family == "hermes"
-    assert engine.tool_markers == {"<tool_call>", "</tool_call>"}
     (open_id,) = engine.llm.tokenize(b"<tool_call>", add_bos=False, special=True)
     (close_id,) = engine.llm.tokenize(b"</tool_call>", add_bos=False, special=True)
+    assert engine.tool_markers == {"<tool_call>": open_id, "</tool_call>": close_id}
     gen = engine.generate([Message("user", "go")], max_tokens=200,
                           grammar=native_constraint(engine, BOUNDED), tools=BOUNDED)
     assert gen.tokens[0] == open_id and gen.tokens[-1] == close_id
@@ -192,3 +192,15 @@ def test_in_process_tool_choice_auto_is_the_unconstrained_native_turn(
     for choice in ("required", "none"):
         with pytest.raises(ValueError, match="takes only 'auto'"):
             engine.generate(messages, max_tokens=4, tools=BOUNDED, tool_choice=choice)
+
+
+def test_a_single_token_marker_not_spelled_like_a_token_is_named_by_id(
+        tools_engine: LlamaCppEngine) -> None:
+    """Mistral's `[TOOL_CALLS]` written bare in GBNF would be a character class (one of
+    T, O, L, ...): where the vocabulary has it as one token the grammar names its id, and
+    llama.cpp parses that grammar."""
+    named = tool_call_grammar("mistral", BOUNDED, single_tokens={"[TOOL_CALLS]": 5}).gbnf
+    assert named.startswith('root ::= <[5]> "["')
+    quoted = tool_call_grammar("mistral", BOUNDED).gbnf
+    assert quoted.startswith('root ::= "[TOOL_CALLS]" "["')
+    tools_engine.greedy_chooser(named).close()  # llama.cpp's parser takes it
