@@ -20,8 +20,8 @@ is allowed, the one-byte token `b` is rejected too. The probes are:
 
 A position is forced when exactly one probe is allowed and it stands for itself alone. The
 rule needs the grammar between characters: after a token that ends inside a multi-byte
-UTF-8 character the next token continues it, and the check is skipped (the caller passes
-`between_characters`).
+UTF-8 character the next token continues it, and the check is skipped (the caller asks
+`ends_between_characters` of each token it accepts).
 """
 
 from __future__ import annotations
@@ -79,23 +79,29 @@ class ForcedTokenProbe:
         stand_in = self._stand_in[ids]
         classes = [self._classes.get(int(self._first[t])) if s else None
                    for t, s in zip(ids, stand_in, strict=True)]
-        return GrammarProbe(self._lc, ids, stand_in, classes, self._eog[ids])
+        return GrammarProbe(self._lc, ids, stand_in, classes, self._eog[ids], self.ends_ascii)
 
 
 class GrammarProbe:
     """The probe candidates for one grammar, as llama.cpp candidate arrays."""
 
     def __init__(self, llama_cpp: Any, ids: np.ndarray, stand_in: np.ndarray,
-                 classes: list[np.ndarray | None], eog: np.ndarray) -> None:
+                 classes: list[np.ndarray | None], eog: np.ndarray,
+                 ends_ascii: np.ndarray) -> None:
         self._lc = llama_cpp
         self._ids = ids
         self._stand_in = stand_in  # per probe: it stands for other tokens of its first byte
         self._classes = classes  # per stand-in: those tokens, where few enough to test
         self._eog = eog
+        self._ends_ascii = ends_ascii  # per vocabulary token (ForcedTokenProbe's)
         self._probes = _Candidates(llama_cpp, len(ids))
         self._members = _Candidates(llama_cpp, max((len(c) for c in classes if c is not None),
                                                    default=1))
-        self.stand_in_tests = 0  # positions where a stand-in's class was tested whole
+
+    def ends_between_characters(self, token: int) -> bool:
+        """After `token` the grammar stands between two characters (its piece ends in ASCII),
+        where `forced` may be asked."""
+        return bool(self._ends_ascii[token])
 
     def forced(self, grammar_sampler: Any) -> int | None:
         """The one token the grammar sampler's state allows (an end-of-generation token when
@@ -110,7 +116,6 @@ class GrammarProbe:
         members = self._classes[allowed[0]]
         if members is None:
             return None
-        self.stand_in_tests += 1
         inside = self._members.allowed(grammar_sampler, members)
         return int(members[inside[0]]) if inside.size == 1 else None
 

@@ -100,14 +100,13 @@ class GreedyChooser:
     state advances with every accepted token. `grammar_ns` times the grammar's work alone.
     `start_allowed`: the engine's memo of what each grammar allows first (StartAllowed);
     `filter_threads`: how many threads one whole-vocabulary pass may use; `forced`: the
-    grammar's probes and which tokens end between two characters (ForcedTokenProbe's
-    `ends_ascii`), for `forced_next`.
+    grammar's forced-token probes, for `forced_next`.
     """
 
     def __init__(self, llama_cpp: Any, vocab: Any, n_vocab: int,
                  buffers: tuple[Any, np.ndarray, Any] | None, gbnf: str | None,
                  start_allowed: StartAllowed | None = None, filter_threads: int = 1,
-                 forced: tuple[GrammarProbe, np.ndarray] | None = None) -> None:
+                 forced: GrammarProbe | None = None) -> None:
         lc = llama_cpp
         self._lc = lc
         self._n_vocab = n_vocab
@@ -246,7 +245,7 @@ class GreedyChooser:
         if self.smpl is None or self._forced is None or not self._between_characters:
             return None
         t0 = time.monotonic_ns()
-        token = self._forced[0].forced(self.smpl)
+        token = self._forced.forced(self.smpl)
         self.grammar_ns += time.monotonic_ns() - t0
         if token is not None:
             self.forced_tokens += 1
@@ -290,7 +289,7 @@ class GreedyChooser:
             self._lc.llama_sampler_accept(self.smpl, token)
             self._accepted += 1
             if self._forced is not None:
-                self._between_characters = bool(self._forced[1][token])
+                self._between_characters = self._forced.ends_between_characters(token)
             self.grammar_ns += time.monotonic_ns() - t0
 
     def close(self) -> None:

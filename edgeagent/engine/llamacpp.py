@@ -416,7 +416,9 @@ class LlamaCppEngine:
         fast_grammar = bool(grammar) and self.fast_grammar and self._plain_greedy
         # before the prefill clock starts: parsing a new grammar is not prefill
         sampler_grammar = self._grammar(grammar) if grammar and not fast_grammar else None
-        probe = self._grammar_probe(grammar) if fast_grammar and grammar else None
+        # the loop that uses the probes (speculative decoding does not), before the clock too
+        use_probe = fast_grammar and grammar and self.speculator is None
+        probe = self._grammar_probe(grammar) if use_probe else None
         t_prefill = time.monotonic_ns()
         if self.speculator is not None:
             reused, log = decode_speculative(
@@ -504,9 +506,8 @@ class LlamaCppEngine:
         """A new generation's greedy choice, grammar-checked when `gbnf` is given (with
         `probe`, the grammar's forced-token probes, it can also tell forced positions)."""
         buffers = self._candidate_buffers() if gbnf is not None else None
-        forced = (probe, self._forced_probe.ends_ascii) if probe and self._forced_probe else None
         return GreedyChooser(self.llama_cpp, self._vocab, self._n_vocab, buffers, gbnf,
-                             self._start_allowed, self.n_threads, forced)
+                             self._start_allowed, self.n_threads, probe)
 
     def _grammar_probe(self, gbnf: str) -> GrammarProbe | None:
         """The forced-token probes of a grammar (the vocabulary's built on first use)."""
