@@ -49,6 +49,14 @@ def eval_tokens(llm: Any, tokens: Sequence[int], logits: bool = True) -> None:
         llm._ctx.decode(batch)
         llm.input_ids[n_past:n_past + len(chunk)] = chunk
         llm.n_tokens = n_past + len(chunk)
+    if not logits:
+        # llama.cpp books an evaluation into its perf counters when the caller next reads
+        # logits (llama_synchronize): without this, a no-logits step would be booked
+        # together with the next one, as one 2-token prompt batch timed across the harness's
+        # own work between them (t_p_eval, not t_eval)
+        import llama_cpp  # loaded already: `llm` is one of its Llamas
+
+        llama_cpp.llama_synchronize(llm._ctx.ctx)
     llm._requires_eval = not logits
 
 
