@@ -362,6 +362,11 @@ def test_tokens_the_grammar_forces_skip_the_logits_and_change_nothing(
             assert new_n == old_n and new_ids == old_ids
             assert new.extra["grammar_forced"] >= 1  # the call marker, at least
             assert new.text.startswith("<tool_call>")
+            # llama.cpp's own clocks book the no-logits evaluations where they happened: the
+            # prompt's in the prefill, each step's in the decode, inside the wall clocks
+            assert new.engine_prefill_ms and new.engine_decode_ms is not None
+            assert 0 < new.engine_prefill_ms <= new.prefill_ms
+            assert new.engine_decode_ms <= new.decode_ms
         stopped = [g for g, *_ in results[True] if g.finish_reason == "stop"]
         assert stopped and all(g.extra["grammar_forced"] >= 2 for g in stopped)  # and the end
     finally:
