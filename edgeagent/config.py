@@ -76,6 +76,10 @@ class RunConfig:
     power_root: str = "/"  # where sysfs is read: a copied or fixture tree for tests
     power_estimate_tdp: float | None = None  # watts: allows a labelled CPU x TDP estimate
     baseline_s: float = 0.0  # idle power measured this long before the first task (0: none)
+    # a run whose model phases lost more of the CPUs to other processes or steal than the
+    # check's threshold is INVALID for its timings and energy; true: accept it knowingly
+    # (the check then notes it; docs/interference.md)
+    allow_interference: bool = False
     # retrieval: offer the search_code tool (needs the [retrieval] extra)
     retrieval: bool = False
     retrieval_model: str = "all-minilm-l6-v2-int8"

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import psutil
 
+from edgeagent.host_busy import HostLoad, sample_host_load
 from edgeagent.meter.device import AMX_WARNING, FLAGS_OF_INTEREST, has_amx
 from edgeagent.results.provenance import build_features
 
@@ -29,6 +30,11 @@ LLAMA_BUILD_FIX = (
     'CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install --no-cache-dir --force-reinstall '
     "llama-cpp-python"
 )
+
+# What another busy process costs a run, measured on the CI machine kind (2 cores).
+BUSY_FIX = ("close or pause them before timing a run: another busy process cuts llama.cpp's "
+            "decode from 22.5 to 6.5 tok/s on a 2-core machine; see docs/interference.md")
+STEAL_WARN_SHARE = 0.05  # the hypervisor taking more than this of the CPU time is a warning
 
 # (distribution, the extra that brings it or None for a core dependency, what it is for)
 PACKAGES: tuple[tuple[str, str | None, str], ...] = (
@@ -66,6 +72,7 @@ def run_checks(root: Path = Path("/"), *, bandwidth: bool = False) -> list[Findi
         _llama_cpp,
         _llama_server,
         _cpu,
+        _busy,
         _sqlite,
         _models_and_resources,
         *((_bandwidth,) if bandwidth else ()),
@@ -227,6 +234,38 @@ def _cpu() -> Iterator[Finding]:
     )
     flags = [f for f in FLAGS_OF_INTEREST if f in _cpu_flags()]
     yield Finding("cpu", "features", "info", " ".join(flags) or "none reported")
+
+
+def _busy() -> Iterator[Finding]:
+    """Processes busy right now, and the host's busy and steal shares, over one window."""
+    yield from busy_findings(sample_host_load())
+
+
+def busy_findings(load: HostLoad) -> list[Finding]:
+    """The busy processes (warn, with the fix) or none (ok); the host's shares (info, or
+    warn when the hypervisor steals)."""
+    over = f"above {load.threshold:.0f}% of one CPU over {load.window_s:.1f} s"
+    if load.busy:
+        named = "; ".join(f"pid {p.pid} {p.name} `{p.cmdline}` {p.cpu_percent:.0f}%"
+                          for p in load.busy)
+        more = f"; and {load.more} more" if load.more else ""
+        found = Finding("cpu", "busy processes", "warn",
+                        f"{len(load.busy) + load.more} {over}: {named}{more}", BUSY_FIX)
+    else:
+        found = Finding("cpu", "busy processes", "ok",
+                        f"none {over} (this doctor and its parent processes left out)")
+    if load.busy_share is None:
+        return [found, Finding("cpu", "host load", "info", str(load.null_reason))]
+    detail = (f"{load.busy_share:.0%} of {load.cpus} CPUs busy over {load.window_s:.1f} s "
+              "(every process, this doctor included)")
+    if load.steal_share is None:
+        return [found, Finding("cpu", "host load", "info", f"{detail}; {load.null_reason}")]
+    detail += f", steal {load.steal_share:.1%} (CPU time the hypervisor gave other guests)"
+    if load.steal_share > STEAL_WARN_SHARE:
+        return [found, Finding("cpu", "host load", "warn", detail,
+                               "timings on this VM depend on the host's other guests: prefer "
+                               "a dedicated machine, or repeat runs and compare")]
+    return [found, Finding("cpu", "host load", "ok", detail)]
 
 
 def _cpu_flags() -> frozenset[str]:

@@ -25,6 +25,26 @@ class PhaseEnergy:
 
 
 @dataclass(frozen=True)
+class PhaseLoad:
+    """What else the host's CPUs did over one phase interval (meter/interference.py):
+    CPU-seconds taken by processes outside the run's own process tree, and stolen by the
+    hypervisor, out of the CPU-seconds the host had (its CPUs x the phase's wall). All None
+    with the reason when the host's counters could not be read."""
+
+    other_s: float | None
+    steal_s: float | None
+    cpus_s: float | None
+    null_reason: str | None = "not measured: the step was not metered"
+
+    @property
+    def share(self) -> float | None:
+        """Other processes' and steal's share of the CPUs over the phase (0..1)."""
+        if self.other_s is None or self.steal_s is None or not self.cpus_s:
+            return None
+        return max(0.0, self.other_s + self.steal_s) / self.cpus_s
+
+
+@dataclass(frozen=True)
 class StepRecord:
     task_id: str
     attempt: int
@@ -106,6 +126,12 @@ class StepRecord:
     # the messages of a step asked outside the task's conversation (the whole-file draft,
     # agent/draft.py), as OpenAI-style {"role", "content"} dicts; None: the conversation's
     prompt: list[dict[str, str]] | None = None
+    # host interference (filled by attribution): other processes' and steal's CPU time over
+    # each phase, and the mean CPU clock over the step
+    load_prefill: PhaseLoad = field(default_factory=lambda: PhaseLoad(None, None, None))
+    load_decode: PhaseLoad = field(default_factory=lambda: PhaseLoad(None, None, None))
+    load_tool: PhaseLoad = field(default_factory=lambda: PhaseLoad(None, None, None))
+    cpu_mhz: float | None = None
 
     @property
     def step_ms(self) -> float:

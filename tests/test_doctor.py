@@ -6,11 +6,14 @@ import builtins
 import json
 import os
 import shutil
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 
-from edgeagent import doctor
+from edgeagent import doctor, host_busy
 from edgeagent.cli import main
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sysfs"
@@ -185,3 +188,53 @@ def test_llama_server_finding_absent_present_and_built_for_another_version(
     present = _find(_doctor_json(capsys), "llama.cpp", "llama-server")
     assert present["status"] == "ok"
     assert present["detail"].startswith(f"version: 7000 (0123abcd) at {binary}")
+
+
+# A neighbour bounded by itself too: it stops after 5 s even if the kill below never came.
+_BUSY = "import time\nend = time.monotonic() + 5\nwhile time.monotonic() < end:\n    pass"
+_IDLE = "import time; time.sleep(5)"
+
+
+def _neighbour(code: str) -> subprocess.Popen:
+    proc = subprocess.Popen([sys.executable, "-c", code])
+    time.sleep(0.3)  # past the interpreter's start-up
+    return proc
+
+
+def test_a_busy_neighbour_is_named_by_pid_with_the_fix() -> None:
+    proc = _neighbour(_BUSY)
+    try:
+        load = host_busy.sample_host_load()  # one 0.5 s window
+    finally:
+        proc.kill()
+        proc.wait()
+    named = {p.pid: p for p in load.busy}
+    assert proc.pid in named, load
+    assert named[proc.pid].cpu_percent >= host_busy.BUSY_CPU_PERCENT
+    assert "-c" in named[proc.pid].cmdline and os.getpid() not in named
+    assert [p.cpu_percent for p in load.busy] == sorted((p.cpu_percent for p in load.busy),
+                                                        reverse=True)
+    busy, host = doctor.busy_findings(load)
+    assert (busy.area, busy.name, busy.status) == ("cpu", "busy processes", "warn")
+    assert f"pid {proc.pid} " in busy.detail and "docs/interference.md" in busy.fix
+    assert host.name == "host load" and "CPUs busy over 0.5 s" in host.detail
+
+
+def test_a_quiet_neighbour_is_not_named(capsys: pytest.CaptureFixture[str],
+                                        tmp_path: Path) -> None:
+    proc = _neighbour(_IDLE)
+    try:
+        report = _doctor_json(capsys, "--root", str(tmp_path))
+    finally:
+        proc.kill()
+        proc.wait()
+    busy = _find(report, "cpu", "busy processes")
+    assert f"pid {proc.pid} " not in busy["detail"]
+    assert _find(report, "cpu", "host load")["status"] in ("ok", "info", "warn")
+
+
+def test_no_busy_process_is_ok_and_steal_warns() -> None:
+    quiet = host_busy.HostLoad(0.5, 2, 10.0, (), 0, busy_share=0.04, steal_share=0.12)
+    busy, host = doctor.busy_findings(quiet)
+    assert (busy.status, busy.fix) == ("ok", None) and busy.detail.startswith("none above 10%")
+    assert host.status == "warn" and "steal 12.0%" in host.detail

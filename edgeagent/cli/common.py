@@ -15,7 +15,7 @@ ENGINE_KEYS = ("model", "n_ctx", "threads", "threads_batch", "n_batch", "n_ubatc
                "grammar", "tool_format")
 ON_OFF = {"1": True, "on": True, "true": True, "yes": True,
           "0": False, "off": False, "false": False, "no": False}
-METER_KEYS = ("power_root", "power_estimate_tdp", "sample_interval_s")
+METER_KEYS = ("power_root", "power_estimate_tdp", "sample_interval_s", "allow_interference")
 ENDPOINT_KEYS = ("endpoint", "api_key_env", "served_model", "endpoint_constraint",
                  "turn_timeout_s", "tokenizer")
 SPEC_KEYS = ("spec", "spec_ngram", "spec_max_draft")
@@ -150,12 +150,16 @@ def add_sampling_flags(p: argparse.ArgumentParser) -> None:
 
 
 def add_meter_flags(p: argparse.ArgumentParser) -> None:
-    """`--power-root`, `--power-estimate-tdp`, `--sample-interval-s`."""
+    """`--power-root`, `--power-estimate-tdp`, `--sample-interval-s`,
+    `--allow-interference`."""
     p.add_argument("--power-root", help="read power sensors below this directory (default /)")
     p.add_argument("--power-estimate-tdp", type=float, metavar="WATTS",
                    help="allow a CPU-utilisation x TDP estimate when no sensor exists "
                    "(always labelled estimated)")
     p.add_argument("--sample-interval-s", type=float, help="meter sampling interval (0.05)")
+    p.add_argument("--allow-interference", action="store_true", default=None,
+                   help="accept a run that other processes or steal disturbed: the check "
+                   "notes it instead of ruling the timings INVALID (docs/interference.md)")
 
 
 def add_spec_flags(p: argparse.ArgumentParser) -> None:

@@ -12,6 +12,7 @@ __all__, __getattr__ = lazy_exports(__name__, {
                "attribute_energy", "counter_delta", "integrate_power", "is_energy_counter",
                "read_source"),
     "host": ("HostReader",),
+    "interference": ("HostCpuReader", "PROC_STAT", "parse_cpu_line", "phase_load"),
     "sample": ("Sample",),
     "sampler": ("Sampler",),
 })

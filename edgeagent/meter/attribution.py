@@ -12,6 +12,7 @@ from ..events import (
     Event,
     EventSink,
     PhaseEnergy,
+    PhaseLoad,
     RunFinished,
     SampleBatch,
     StepAnswered,
@@ -20,6 +21,7 @@ from ..events import (
     TaskStarted,
 )
 from .energy import DEFAULT_MAX_GAP_NS, NO_SOURCE, attribute_energy
+from .interference import phase_load
 from .sample import Sample
 from .sampler import Sampler
 from .sources import Total
@@ -59,10 +61,14 @@ def task_energy(steps: Sequence[StepRecord]) -> tuple[float | None, str | None]:
 
 
 class MeteredSink:
-    def __init__(self, inner: EventSink, sampler: Sampler, total: Total | None) -> None:
+    def __init__(self, inner: EventSink, sampler: Sampler, total: Total | None,
+                 load_null_reason: str | None = None) -> None:
+        """`load_null_reason`: why host interference cannot be told here (the model runs in
+        a server process whose CPU time is not the run's own)."""
         self.inner = inner
         self.sampler = sampler
         self.total = total
+        self.load_null_reason = load_null_reason
         self._other_from: int | None = None
         self._task_from: int | None = None
         self._flushed_to_ns = -1
@@ -77,6 +83,13 @@ class MeteredSink:
             attribute_energy(samples, t0, t1, s, max_gap_ns=max_gap) for s in self.total.sources
         ]
         return sum_phase_energy(parts, self.total)
+
+    def load(self, t0: int, t1: int) -> PhaseLoad:
+        """Other processes' and steal's CPU time over [t0, t1] (meter/interference.py)."""
+        why = self.load_null_reason or self.sampler.cpu_reader.null_reason
+        # from two intervals earlier: a phase past the newest sample still has an interval
+        lead = int(2 * self.sampler.interval_s * 1e9)
+        return phase_load(self.sampler.samples_covering(t0 - lead, t1), t0, t1, why)
 
     def _flush_samples(self) -> None:
         new: list[Sample] = [s for s in self.sampler.samples() if s.t_ns > self._flushed_to_ns]
@@ -140,4 +153,8 @@ class MeteredSink:
             cpu_percent=stats.cpu_percent_mean,
             rss_bytes=stats.rss_bytes_max,
             max_temp_c=stats.temp_c_max,
+            cpu_mhz=stats.cpu_mhz_mean,
+            load_prefill=self.load(step.t_start_ns, step.t_first_token_ns),
+            load_decode=self.load(step.t_first_token_ns, step.t_decode_end_ns),
+            load_tool=self.load(step.t_tool_start_ns, step.t_tool_end_ns),
         )

@@ -8,6 +8,15 @@ from __future__ import annotations
 from typing import NamedTuple
 
 
+class CpuCounters(NamedTuple):
+    """Cumulative CPU-seconds at one instant."""
+
+    busy_s: float  # the host's: user, nice, system, irq, softirq (guest time is in user)
+    steal_s: float  # taken by the hypervisor for other guests
+    total_s: float  # busy + idle + iowait + steal: the CPUs x the time since boot
+    own_s: float  # this process (all threads) and its waited-for children
+
+
 class Sample(NamedTuple):
     """One reading of everything, taken at t_ns (time.monotonic_ns).
 
@@ -27,3 +36,5 @@ class Sample(NamedTuple):
     readings: tuple[tuple[str, float | None], ...] = ()
     cpu_mhz: float | None = None  # current CPU clock where the OS exposes it
     gpu_mhz: float | None = None  # current GPU clock (Jetson devfreq, amdgpu) where exposed
+    # the host's and the run's cumulative CPU time (meter/interference.py); None: unreadable
+    cpu_counters: CpuCounters | None = None

@@ -17,6 +17,7 @@ from types import TracebackType
 from edgeagent.events import PhaseEnergy
 from edgeagent.meter.energy import Source, attribute_energy, is_energy_counter, read_source
 from edgeagent.meter.host import HostReader
+from edgeagent.meter.interference import HostCpuReader
 from edgeagent.meter.sample import Sample
 from edgeagent.meter.sources.reading import KEPT
 
@@ -27,6 +28,7 @@ class WindowStats:
     rss_bytes_max: int | None
     temp_c_max: float | None
     samples: int  # samples inside the window; 1 when the nearest one stood in
+    cpu_mhz_mean: float | None = None
 
 
 # RSS, temperature, CPU clock and the side sources are read at most this often and held
@@ -62,6 +64,7 @@ class Sampler:
         *,
         side_sources: Sequence[Source] = (),
         host: HostReader | None = None,
+        cpu_reader: HostCpuReader | None = None,
         history_s: float = 2 * 3600,
     ) -> None:
         if interval_s <= 0:
@@ -90,6 +93,8 @@ class Sampler:
         self._taken = threading.Condition(self._lock)  # notified on every new sample
         self._thread: threading.Thread | None = None
         self._host = host if host is not None else HostReader()
+        # the host's CPU counters, read every sample: interference is a matter of the phase
+        self.cpu_reader = cpu_reader if cpu_reader is not None else HostCpuReader()
         self._last_counter: dict[str, tuple[int, float]] = {}
         self._slow_due_ns = 0  # when RSS, temperature and clock are next read
         self._slow: tuple[int | None, float | None, float | None, float | None] = (
@@ -121,6 +126,7 @@ class Sampler:
             return
         self.sample_now()
         KEPT.close()  # the sensor files held open for the sampler's reads
+        self.cpu_reader.close()
 
     @property
     def running(self) -> bool:
@@ -186,6 +192,7 @@ class Sampler:
             cpu = 100.0 * (now_cpu - then_cpu) / ((t_ns - then_ns) / 1e9) if t_ns > then_ns \
                 else None
             readings = tuple([(name, _read(reader)) for name, reader in self._readers])
+            counters = self.cpu_reader.read(now_cpu)
             if t_ns >= self._slow_due_ns:
                 host = self._host
                 self._slow = (
@@ -195,7 +202,7 @@ class Sampler:
                 readings += tuple([(s.name, read_source(s)) for s in self.side_sources])
             rss, temp, mhz, gpu_mhz = self._slow
             power = self._primary_watts(t_ns, readings) if readings else None
-            sample = Sample(t_ns, cpu, rss, power, temp, readings, mhz, gpu_mhz)
+            sample = Sample(t_ns, cpu, rss, power, temp, readings, mhz, gpu_mhz, counters)
             with self._lock:  # the condition's lock, entered directly: no Python frames
                 self._samples.append(sample)
                 if self._edge_waiters:
@@ -271,11 +278,13 @@ class Sampler:
         cpus = [s.cpu_percent for s in inside if s.cpu_percent is not None]
         rss = [s.rss_bytes for s in inside if s.rss_bytes is not None]
         temps = [s.temp_c for s in inside if s.temp_c is not None]
+        mhz = [s.cpu_mhz for s in inside if s.cpu_mhz is not None]
         return WindowStats(
             cpu_percent_mean=sum(cpus) / len(cpus) if cpus else None,
             rss_bytes_max=max(rss) if rss else None,
             temp_c_max=max(temps) if temps else None,
             samples=len(inside),
+            cpu_mhz_mean=sum(mhz) / len(mhz) if mhz else None,
         )
 
     def _nearest(self, t_ns: int) -> Sample | None:

@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UserError
+from .consistency import consistency_lines, speed_consistency
+from .interference import interference_lines, interference_metrics, run_interference
 from .metrics import (
     Metric,
     RunData,
@@ -53,7 +55,7 @@ def fmt_metric(m: Metric) -> str:
 
 def all_metrics(data: RunData, bandwidth_gbs: float | None) -> list[Metric]:
     return (run_metrics(data) + tier_metrics(data) + stuck_metrics(data)
-            + roofline_metrics(data, bandwidth_gbs))
+            + roofline_metrics(data, bandwidth_gbs) + interference_metrics(data.steps))
 
 
 def _metric_section(metrics: Sequence[Metric], w: Words = AGENT_WORDS) -> list[str]:
@@ -97,7 +99,8 @@ def render_text(data: RunData, bandwidth_gbs: float | None = None) -> str:
     if not data.runs:
         return base
     lines = tier_lines(data) + _metric_section(all_metrics(data, bandwidth_gbs), words(data))
-    lines += ["", *stuck_lines(data)]
+    lines += ["", *stuck_lines(data), *consistency_lines(data)]
+    lines += ["", *interference_lines(data.steps)]
     return "\n".join([base, *lines, "", *verdict_lines(check_data(data))])
 
 
@@ -146,7 +149,8 @@ def render_md(data: RunData, metrics: Sequence[Metric], verdict: Verdict) -> str
         lines += ["", "## Tiers", "", f"Graded: the issue describes the problem; {GUIDED_NOTE}.",
                   ""]
         lines += md_table(TIER_HEADER, tier_table(data))
-    lines += ["", *stuck_lines(data)]
+    lines += ["", *stuck_lines(data), "", *consistency_lines(data)]
+    lines += ["", *interference_lines(data.steps)]
     lines += ["", "## Tasks", ""]
     lines += md_table(*_task_table(data))
     return "\n".join(lines) + "\n"
@@ -171,6 +175,8 @@ def to_json(data: RunData, metrics: Sequence[Metric], verdict: Verdict,
         "tasks": _task_rows(data),
         "steps": step_metrics(data, bandwidth_gbs or recorded_bandwidth(data.provenance)),
         "validity": verdict.to_dict(),
+        "speed_consistency": speed_consistency(data).to_dict() if data.steps else None,
+        "interference": [asdict(p) for p in run_interference(data.steps)],
     }
 
 
@@ -212,4 +218,6 @@ def render(run_dir: Path, fmt: str, bandwidth_gbs: float | None = None) -> str:
 
     return render_html(data, metric_rows(metrics), verdict, bandwidth_gbs, md_title=_title(data),
                        task_table=_task_table(data),
-                       tier_table=(TIER_HEADER, tier_table(data)), stuck=stuck_lines(data))
+                       tier_table=(TIER_HEADER, tier_table(data)),
+                       stuck=[*stuck_lines(data), *interference_lines(data.steps)],
+                       consistency=consistency_lines(data))

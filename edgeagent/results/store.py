@@ -21,6 +21,7 @@ from ..errors import StoreError
 from ..events import (
     Event,
     PhaseEnergy,
+    PhaseLoad,
     RunFinished,
     RunStarted,
     SampleBatch,
@@ -32,6 +33,8 @@ from ..events import (
 
 SCHEMA_VERSION = 1
 
+# a PhaseLoad's columns, after its field's name (load_decode_other_s, ...), then _null_reason
+LOAD_PARTS = ("other_s", "steal_s", "cpus_s")
 # StepRecord fields that go to the trajectory file only (large or per-token)
 _TRAJECTORY_ONLY = {"observation", "per_token_ms", "prompt"}
 
@@ -50,6 +53,9 @@ def _step_columns() -> list[tuple[str, str]]:
                 (f"{name}_scope", "TEXT"),
                 (f"{name}_null_reason", "TEXT"),
             ]
+        elif hint == "PhaseLoad":
+            cols += [(f"{name}_{part}", "REAL") for part in LOAD_PARTS]
+            cols.append((f"{name}_null_reason", "TEXT"))
         elif name == "action_args":
             cols.append(("action_args_json", "TEXT"))
         elif "float" in hint:
@@ -76,6 +82,8 @@ def _step_row(step: StepRecord) -> list[Any]:
         value = getattr(step, f.name)
         if isinstance(value, PhaseEnergy):
             row += [value.joules, value.source, value.scope, value.null_reason]
+        elif isinstance(value, PhaseLoad):
+            row += [value.other_s, value.steal_s, value.cpus_s, value.null_reason]
         elif f.name == "action_args":
             row.append(json.dumps(value) if value is not None else None)
         else:

@@ -6,7 +6,9 @@ reported latency percentile needs (a smoke check, not a result); INVALID when an
 run did not finish (interrupted, crashed, failed) or left tasks unrun; the harness errored
 on a task (engine or sandbox, not the model's own mistakes); no task took a step; replay
 turns were dropped; energy was requested but is missing; the CPU throttled (its clock fell
-under load). Exit codes: 0 VALID or SMOKE (1 for SMOKE with `--strict`), 1 INVALID.
+under load); other processes or steal took more than the threshold's share of the CPUs
+during the model phases (results/interference.py: the timings and energy are then not
+valid, the outcomes are). Exit codes: 0 VALID or SMOKE (1 for SMOKE with `--strict`), 1 INVALID.
 
 An accuracy run's tasks are samples, correct or incorrect (outcomes.py): one the model could
 not answer (context overflow) is a failed sample, as MLPerf counts it, not a harness error;
@@ -22,6 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from ..engine import SERVER_REFUSED_CONTEXT
+from .consistency import consistency_lines
+from .interference import interference_check
 from .metrics import (
     HEADLINE_Q,
     RunData,
@@ -227,11 +231,15 @@ def check_data(data: RunData) -> Verdict:
     reasons += r
     notes += n
     notes += _outcome_notes(data)
+    notes += consistency_lines(data)  # a note, never a reason: speed outliers are counted
     throttled, note = throttling(data.samples)
     if throttled:
         reasons.append(throttled)
     else:
         notes.append(note)
+    r, n = interference_check(data.steps, bool(data.config.get("allow_interference")))
+    reasons += r
+    notes += n
     if smoke and reasons:
         notes.append(smoke)
     return Verdict(not reasons and not smoke, tuple(reasons), tuple(notes), smoke)

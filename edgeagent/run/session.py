@@ -26,10 +26,12 @@ from ..meter.baseline import measure_baseline
 from ..meter.device import device_snapshot
 from ..meter.energy import NO_SOURCE
 from ..meter.host import PEAK_RSS_LIFETIME, HostReader, peak_rss_bytes
+from ..meter.interference import PROC_STAT
 from ..meter.sampler import Sampler
 from ..meter.sources import Total, choose_total, describe, discover_all
 from ..meter.sources.battery import MIN_INTERVAL_S as BATTERY_MIN_INTERVAL_S
 from ..meter.sources.jetson import board_info as jetson_board_info
+from ..results.interference import INTERFERENCE_THRESHOLD
 from ..results.resume import ResumePlan
 from ..results.store import RunStore
 from ..sandbox.process import isolation_report
@@ -104,6 +106,22 @@ def sample_interval(config: RunConfig, total: Total | None) -> float:
     return config.sample_interval_s
 
 
+def endpoint_load_reason(config: RunConfig) -> str | None:
+    """Why host interference is not measured with an endpoint engine: the model's work is
+    another process's CPU time, which /proc/stat cannot tell from a neighbour's."""
+    if config.endpoint is None:
+        return None
+    return (f"not measured: the model runs in the endpoint's server ({config.endpoint}), "
+            "whose CPU time cannot be told from other processes'")
+
+
+def interference_provenance(config: RunConfig) -> dict[str, Any]:
+    """How interference was measured and judged for this run (docs/interference.md)."""
+    return {"counters": str(PROC_STAT), "threshold_share": INTERFERENCE_THRESHOLD,
+            "allowed": config.allow_interference,
+            "not_measured": endpoint_load_reason(config)}
+
+
 def device_provenance(engine: Any) -> dict[str, Any]:
     """The device snapshot and its memory bandwidth (cached per device; measured on the first
     run there, before the run's clock starts)."""
@@ -131,6 +149,7 @@ def build_provenance(
         "power": power,
         "power_null_reason": None if power["total"] else NO_SOURCE,
         "seed": config.seed,
+        "interference": interference_provenance(config),
         "config": config.to_dict(),
     }
 
@@ -205,7 +224,8 @@ class RunSession:
             host=HostReader(root),  # a fixture root stands in for / here too
         )
         collector = StepCollector()
-        sink = MeteredSink(FanOut(store, collector, *sinks), sampler, total)
+        sink = MeteredSink(FanOut(store, collector, *sinks), sampler, total,
+                           load_null_reason=endpoint_load_reason(config))
         power = describe(discovery, total)
         if config.baseline_s > 0:
             power["baseline"] = dataclasses.asdict(measure_baseline(

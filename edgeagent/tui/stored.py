@@ -20,6 +20,7 @@ from ..errors import StoreError
 from ..events import (
     Event,
     PhaseEnergy,
+    PhaseLoad,
     RunFinished,
     RunStarted,
     SampleBatch,
@@ -46,6 +47,8 @@ def step_from_dict(d: dict[str, Any]) -> StepRecord:
             continue  # a field a later version added: not ours to show
         if name.startswith("energy_") and isinstance(value, dict):
             value = PhaseEnergy(**value)
+        elif name.startswith("load_") and isinstance(value, dict):
+            value = PhaseLoad(**value)
         elif name == "per_token_ms":
             value = tuple(value or ())
         kw[name] = value

@@ -56,10 +56,13 @@ def step_numbers(s: StepRecord) -> str:
         if s.decode_ms > 0 and s.decoded_tokens > 1 else "- tok/s"
     )
     exit_code = "" if s.tool_exit_code is None else f" exit {s.tool_exit_code}"
+    # what other processes and steal took while the model ran (results/interference.py)
+    share = s.load_decode.share
+    others = f" · others {share:.0%} of CPUs" if share is not None else ""
     return (
         f"ctx {s.context_tokens} ({s.reused_tokens} reused) · prefill {s.prefill_tokens} tok "
         f"{s.prefill_ms:.0f} ms · decode {s.decoded_tokens} tok {tok_s} · "
-        f"tool {s.tool_ms:.0f} ms{exit_code}"
+        f"tool {s.tool_ms:.0f} ms{exit_code}{others}"
     )
 
 
