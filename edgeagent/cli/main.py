@@ -50,6 +50,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        # libgomp reads its wait policy once, when llama_cpp first loads, whichever command
+        # loads it: the engine's thread policy is set before anything can
+        from ..engine.threads import apply_thread_policy, policy_named
+
+        try:
+            apply_thread_policy(policy_named())
+        except ValueError as exc:
+            raise UserError(str(exc)) from exc
         return args.func(args)
     except UserError as exc:
         print(f"edgeagent: error: {exc}", file=sys.stderr)

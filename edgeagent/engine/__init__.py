@@ -19,6 +19,8 @@ __all__, __getattr__ = lazy_exports(__name__, {
     "llamacpp_ops": ("evaluate_after_prefix", "truncate_head_tail"),
     "llamacpp_settings": ("GGML_TYPES", "EngineSettings", "SpecSettings", "kv_bytes_per_token",
                           "parse_spec", "read_back", "row_bytes"),
+    "threads": ("DEFAULT_POLICY", "POLICIES", "POLICY_ENV", "ThreadPolicy",
+                "apply_thread_policy", "default_threads", "policy_named"),
     "tool_format": ("FAMILIES", "ParsedCalls", "call_id", "detect_family",
                     "parse_tool_calls", "single_token_markers", "tool_call_grammar"),
     "server_context": ("context_refusal", "limit_in", "server_context"),

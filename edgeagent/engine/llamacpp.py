@@ -18,7 +18,6 @@ fraction of the cost: the sampler chain there filters all ~152k candidates every
 from __future__ import annotations
 
 import contextlib
-import os
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -44,6 +43,7 @@ from .greedy import GreedyChooser, StartAllowed, TokenLog
 from .llamacpp_ops import TokenText, eval_tokens, evaluate_after_prefix, truncate_head_tail
 from .llamacpp_settings import GGML_TYPES, EngineSettings, kv_bytes_per_token, read_back
 from .speculative import Speculator, build_speculator, decode_speculative
+from .threads import apply_thread_policy, default_threads, policy_named
 from .tool_format import detect_family, parse_tool_calls, single_token_markers
 
 # GGUF general.file_type -> quantisation name (llama.cpp's llama_ftype)
@@ -88,6 +88,7 @@ def check_build_is_safe(system_info: str) -> None:
 
 
 def _import_llama_cpp() -> Any:
+    apply_thread_policy()  # libgomp reads its variables when llama_cpp loads
     try:
         import llama_cpp
     except ImportError as exc:
@@ -169,7 +170,8 @@ class LlamaCppEngine:
         """The settings as asked, kept for loading, sampling and provenance."""
         # 0 or None: one thread per CPU; what is recorded is the number llama.cpp was given
         self.n_threads_requested = s.threads
-        self.n_threads = s.threads or max(1, os.cpu_count() or 1)
+        self.thread_policy = apply_thread_policy()
+        self.n_threads = s.threads or default_threads(policy_named(self.thread_policy["policy"]))
         self.n_threads_batch = s.threads_batch or self.n_threads
         self.n_gpu_layers = s.gpu_layers
         # the settings as asked; `settings_read_back` is what llama.cpp reports it used
@@ -277,6 +279,7 @@ class LlamaCppEngine:
             "n_threads_requested": self.n_threads_requested,
             "llama_cpp_load_warnings": self.load_warnings,
             "n_threads_auto": not self.n_threads_requested,
+            "thread_policy": dict(self.thread_policy),
             "n_gpu_layers": self.n_gpu_layers,
             "settings": dict(self.settings),
             "settings_read_back": self.settings_read_back,

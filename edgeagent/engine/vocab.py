@@ -16,11 +16,13 @@ from . import llama_log
 from .base import Message
 from .chat_template import CHATML_TEMPLATE, ChatTemplate
 from .llamacpp_ops import truncate_head_tail
+from .threads import apply_thread_policy
 from .tool_format import detect_family, single_token_markers
 
 
 class Vocabulary:
     def __init__(self, path: Path) -> None:
+        apply_thread_policy()  # before llama_cpp (and libgomp) loads, as the engine does
         import llama_cpp
 
         llama_log.install(llama_cpp)  # its warnings are not the user's business here
