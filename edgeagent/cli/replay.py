@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from collections.abc import Sequence
@@ -20,12 +21,14 @@ from .common import (
     add_meter_flags,
     overrides,
 )
+from .repeats import RepeatStop, add_repeats_flag, check_repeats
 
 REPLAY_MAX_NEW_TOKENS = 1024  # MLPerf's budget per turn, replay's default
 
 if TYPE_CHECKING:  # the command's modules load when it runs, not when the CLI starts
     from ..config import RunConfig
     from ..replay.dataset import Conversation
+    from ..results import RepeatRun
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -73,6 +76,7 @@ def _add_replay(sub: argparse._SubParsersAction) -> None:
                      "ISL + --max-new-tokens, capped by the model's training context)")
     add_meter_flags(p)
     p.add_argument("--json", action="store_true", help="print JSON events instead of lines")
+    add_repeats_flag(p)
     add_endpoint_flags(p)  # replay a workload against a server, metered the same way
     p.set_defaults(func=_cmd_replay)
 
@@ -84,6 +88,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     from ..replay.preset import MLPERF, apply_preset
     from ..run import ReplaySource, default_dataset
 
+    check_repeats(args)
     if args.resume is not None:
         return _resume_replay(args)
     if args.from_run and args.dataset:
@@ -114,8 +119,23 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     if args.output:
         raise UserError("-o/--output goes with --isl (a replay writes its run directory "
                         "under --out)")
-    return _execute(args, config, source, n_ctx_auto=n_ctx_auto,
-                    preset=MLPERF if args.mlperf else None)
+    preset = MLPERF if args.mlperf else None
+    if args.repeats > 1:
+        return _replay_repeated(args, config, source, n_ctx_auto=n_ctx_auto, preset=preset)
+    return _execute(args, config, source, n_ctx_auto=n_ctx_auto, preset=preset)
+
+
+def _replay_repeated(args: argparse.Namespace, config: RunConfig, source: Any, *,
+                     n_ctx_auto: bool, preset: Any) -> int:
+    """`--repeats N`: N replays of `config`, each its own run directory in one group."""
+    from .repeats import group_label, run_repeats
+
+    def once(group: str, stop: RepeatStop) -> RepeatRun:
+        return _replay_once(args, dataclasses.replace(config, out=group), source, stop,
+                            n_ctx_auto=n_ctx_auto, preset=preset)
+
+    return run_repeats(args.repeats, config.out, group_label(config.suite), "replay",
+                       args.json, once)
 
 
 def _resume_replay(args: argparse.Namespace) -> int:
@@ -140,13 +160,23 @@ def _execute(args: argparse.Namespace, config: RunConfig, source: Any, *,
              n_ctx_auto: bool = False, preset: Any = None, resume_dir: Path | None = None
              ) -> int:
     """Replay with progress and Ctrl-C, print the summary; the exit code as `check` gives."""
+    stop = StopFlag()
+    stop.install()
+    return _replay_once(args, config, source, stop, n_ctx_auto=n_ctx_auto, preset=preset,
+                        resume_dir=resume_dir).exit_code
+
+
+def _replay_once(args: argparse.Namespace, config: RunConfig, source: Any, stop: StopFlag, *,
+                 n_ctx_auto: bool = False, preset: Any = None, resume_dir: Path | None = None
+                 ) -> RepeatRun:
+    """One replay: its events and summary printed; its run directory, status and exit code
+    (1 INVALID, else 0, as `edgeagent check` exits; 128 + the signal when stopped)."""
     from ..console import ConsolePrinter, JsonPrinter
     from ..replay import summary_text
+    from ..results import RepeatRun
     from ..run import execute_replay
 
     printer = JsonPrinter() if args.json else ConsolePrinter()
-    stop = StopFlag()
-    stop.install()
     try:
         result = execute_replay(config, source, inject_tool_delay=args.inject_tool_delay,
                                 reexecute_tools=args.reexecute_tools, sinks=[printer],
@@ -155,7 +185,7 @@ def _execute(args: argparse.Namespace, config: RunConfig, source: Any, *,
     except KeyboardInterrupt:
         print("aborted; the turns completed so far are kept in the run directory",
               file=sys.stderr)
-        return stop.exit_code
+        return RepeatRun(None, "aborted", stop.exit_code)
     if not args.json:
         print(summary_text(result.summary))
         print(f"summary: {result.run_dir / 'result_summary.json'}")
@@ -163,8 +193,9 @@ def _execute(args: argparse.Namespace, config: RunConfig, source: Any, *,
         # the last line says so: the summary above reads like a finished replay's
         print(f"interrupted; the turns completed so far are kept in {result.run_dir} "
               f"(continue with: edgeagent replay --resume {result.run_dir})", file=sys.stderr)
-        return stop.exit_code
-    return 1 if result.summary["result"] == "INVALID" else 0  # as `edgeagent check` exits
+        return RepeatRun(str(result.run_dir), result.status, stop.exit_code)
+    code = 1 if result.summary["result"] == "INVALID" else 0  # as `edgeagent check` exits
+    return RepeatRun(str(result.run_dir), result.status, code)
 
 
 def _print_isl(config: RunConfig, conversations: Sequence[Conversation], output: Path | None,
