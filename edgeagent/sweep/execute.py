@@ -49,6 +49,10 @@ class Workload:
         return "replay" if self.kind == "replay" else "run"
 
 
+# config keys whose flag is a switch (store_true): given bare when true, left out when false
+_SWITCHES = ("allow_interference",)
+
+
 def setting_flags(settings: dict[str, Any]) -> list[str]:
     """Config keys and values -> the engine flags of `edgeagent run` / `replay`."""
     out = []
@@ -56,6 +60,9 @@ def setting_flags(settings: dict[str, Any]) -> list[str]:
         if key == "grammar":
             if value is False:
                 out.append("--no-grammar")
+            continue
+        if key in _SWITCHES:
+            out += ["--" + key.replace("_", "-")] if value else []
             continue
         text = ("1" if value else "0") if isinstance(value, bool) else str(value)
         out += ["--" + key.replace("_", "-"), text]

@@ -76,3 +76,16 @@ def test_bad_lists_are_one_line_and_exit_2(tiny_model_path: Path, tmp_path: Path
     err = capsys.readouterr().err
     assert code == 2 and len(err.strip().splitlines()) == 1 and says in err, err
     assert not list(tmp_path.iterdir())  # nothing was started
+
+
+def test_a_switch_in_the_shared_settings_reaches_the_children_as_a_bare_flag() -> None:
+    """`sweep --allow-interference`: each child gets `--allow-interference` alone (a switch
+    takes no value), and its parser accepts it."""
+    from edgeagent.cli.main import build_parser
+    from edgeagent.sweep.execute import setting_flags
+
+    flags = setting_flags({"allow_interference": True, "n_ctx": 2048})
+    assert flags == ["--allow-interference", "--n-ctx", "2048"]
+    assert setting_flags({"allow_interference": False}) == []
+    args = build_parser().parse_args(["replay", *flags])
+    assert args.allow_interference is True
