@@ -48,6 +48,10 @@ class RunConfig:
     # our loop's step 0: when the issue names one source file, the model rewrites that whole
     # file first, kept only if the visible tests pass (agent/draft.py); false: the loop alone
     draft_first: bool = True
+    # after a draft that fails the visible tests, up to this many repair drafts shown the
+    # tests' output (agent/repair.py); 0: none (the measured default until repairs are
+    # measured on core; docs/agents.md)
+    repair: int = 0
     # which agent works the tasks (edgeagent/harness/): edgeagent (our loop), single-shot (the
     # issue and the one file it names, one answer), mini-swe-agent (the real one, its commands
     # in our sandbox), cmd (agent_cmd: any program, confined whole, our endpoint its network)

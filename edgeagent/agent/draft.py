@@ -49,6 +49,8 @@ class DraftOutcome:
     kept: bool  # written and the visible tests passed: the task is submitted
     result: ToolResult  # the tests' run (or why nothing ran)
     observation: str
+    # the file as drafted, when it was written and the tests ran on it (a repair's input)
+    tested: str | None = None
 
 
 def draft_target(toolbox: Toolbox, title: str, issue: str) -> DraftTarget | None:
@@ -88,15 +90,16 @@ def apply_draft(toolbox: Toolbox, target: DraftTarget, answer: str) -> DraftOutc
     if tests.exit_code == 0 and not tests.error:
         return DraftOutcome(True, tests, f"wrote {target.path}; the tests pass:\n{tests.output}")
     return _put_back(toolbox, target, tests,
-                     f"wrote {target.path}; the tests fail, so it was put back:\n{tests.output}")
+                     f"wrote {target.path}; the tests fail, so it was put back:\n{tests.output}",
+                     tested=fixed)
 
 
 def _put_back(toolbox: Toolbox, target: DraftTarget, result: ToolResult,
-              observation: str) -> DraftOutcome:
+              observation: str, tested: str | None = None) -> DraftOutcome:
     restored = toolbox.call("write_file", {"path": target.path, "content": target.text})
     if restored.error:  # the loop starts on the draft: say so in the record
         observation += f"\nputting {target.path} back failed: {restored.output}"
-    return DraftOutcome(False, result, observation)
+    return DraftOutcome(False, result, observation, tested)
 
 
 def changes_a_line(before: str, after: str) -> bool:

@@ -4,7 +4,9 @@ It knows the Engine protocol, the Toolbox and an event sink, and nothing of SQLi
 console, the TUI or sensors: each completed step is emitted as a StepRecord.
 
 When the issue names one source file, step 0 is a whole-file draft (draft.py), kept only if
-the visible tests pass; the loop's conversation starts without it.
+the visible tests pass; with `repair`, a draft that failed is followed by repair drafts shown
+the tests' output (repair.py); the loop's conversation starts without them, told in one line
+what they tried.
 
 A task is an `_Episode`: one step queries the model, parses its action, acts and observes.
 Whatever ends the task (a limit, the engine, the model submitting) raises `_TaskEnded` with
@@ -24,8 +26,9 @@ from ..events import EventSink, PhaseStarted, TaskStarted, TokenDelta, step_reco
 from ..sandbox.tools import Toolbox, ToolResult, ToolSpec
 from . import prompt
 from .actions import Action, FormatError, action_constraint, action_fields, parse_action
-from .draft import apply_draft, draft_target
+from .draft import DraftOutcome, DraftTarget, apply_draft, draft_target
 from .native import native_action, native_constraint, openai_tools
+from .repair import FEEDBACK_TOKENS, failing_first, repair_prompt, tried_note
 from .stuck import RepeatCounter, is_stuck, stuck_reason
 from .whole_file import generate_whole_file
 
@@ -45,6 +48,9 @@ class AgentLimits:
     stuck_after: int = DEFAULT_STUCK_AFTER  # identical steps that end a task; 0: never
     # step 0 a whole-file draft when the issue names one source file (draft.py)
     draft_first: bool = True
+    # after a draft that fails the visible tests, up to this many repair drafts shown the
+    # tests' output (repair.py); 0: none
+    repair: int = 0
 
 
 @dataclass(frozen=True)
@@ -95,6 +101,10 @@ def run_agent(
         if limits.draft_first and limits.max_steps > 1:  # the draft leaves the loop a step
             episode.check_limits(0, stop_requested())
             first = episode.draft()
+            while episode.can_repair(first):
+                episode.check_limits(first, stop_requested())
+                first = episode.repair(first)
+            episode.note_repairs()
         for step in range(first, limits.max_steps):
             episode.check_limits(step, stop_requested())
             episode.step(step)
@@ -127,6 +137,8 @@ class _Episode:
         self.format_errors = 0  # consecutive
         self.last_failed: Action | None = None
         self.repeat_counter = RepeatCounter()
+        self.failed: tuple[DraftTarget, DraftOutcome] | None = None  # the last tested draft
+        self.repairs = 0
 
     def check_limits(self, step: int, stop: bool | str) -> None:
         """Ends the task before `step` when a display asked, or past the wall-clock limit."""
@@ -143,37 +155,81 @@ class _Episode:
         target = draft_target(self.toolbox, self.title, self.issue)
         if target is None:
             return 0
+        outcome = self.whole_file_step(0, target, list(target.messages), target.text, "draft")
+        if outcome is None:
+            return 0  # the file does not fit the window: the loop reads it in parts
+        self.failed = (target, outcome)
+        return 1
+
+    def can_repair(self, step: int) -> bool:
+        """Another repair draft fits: asked for, a tested draft to repair, a step left for
+        the loop after it."""
+        return (self.repairs < self.limits.repair and self.failed is not None
+                and self.failed[1].tested is not None and step < self.limits.max_steps - 1)
+
+    def repair(self, step: int) -> int:
+        """Step `step` as a repair of the last tested draft (repair.py): the issue, the file
+        as drafted and the tests' output on it, failing lines first, trimmed."""
+        assert self.failed is not None and self.failed[1].tested is not None
+        target, last = self.failed
+        drafted = last.tested or target.text
+        feedback = self.engine.truncate_to_tokens(failing_first(last.result.output),
+                                                  FEEDBACK_TOKENS)
+        messages = repair_prompt(target.path, drafted, self.title, self.issue, feedback)
+        self.repairs += 1
+        content = drafted if len(drafted) > len(target.text) else target.text
+        outcome = self.whole_file_step(step, target, messages, content, "repair")
+        if outcome is None:  # no room for the file and the output: no more repairs
+            self.repairs = self.limits.repair
+            return step
+        if outcome.tested is not None:
+            self.failed = (target, outcome)
+        return step + 1
+
+    def note_repairs(self) -> None:
+        """After the last failed repair, the loop's conversation is told in one line what
+        the whole-file drafts tried and what failed."""
+        if not self.repairs or self.failed is None:
+            return
+        target, last = self.failed
+        note = tried_note(target.path, self.repairs + 1, last.result.output)
+        self.messages[1] = Message("user", f"{self.messages[1].text}\n\n{note}")
+
+    def whole_file_step(self, step: int, target: DraftTarget, messages: list[Message],
+                        content: str, action: str) -> DraftOutcome | None:
+        """One whole-file answer written and tested as step `step` (the draft or a repair);
+        kept, it submits the task; None when the file does not fit the window."""
         wall_start = time.time()
-        self.sink.emit(PhaseStarted(self.task_id, self.attempt, 0, "prefill",
+        self.sink.emit(PhaseStarted(self.task_id, self.attempt, step, "prefill",
                                     time.monotonic_ns()))
         try:
             gen = generate_whole_file(
-                self.engine, list(target.messages), target.text,
+                self.engine, messages, content,
                 max_context_tokens=self.limits.max_context_tokens,
-                on_token=_live_tokens(self.sink, self.task_id, self.attempt, 0))
+                on_token=_live_tokens(self.sink, self.task_id, self.attempt, step))
         except ContextOverflow:
-            return 0  # the file does not fit the window: the loop reads it in parts
+            return None
         except EngineError as exc:
-            raise _TaskEnded("engine_error", 0, self.context, str(exc)) from exc
+            raise _TaskEnded("engine_error", step, self.context, str(exc)) from exc
         t_tool_start = time.monotonic_ns()
-        self.sink.emit(PhaseStarted(self.task_id, self.attempt, 0, "tool", t_tool_start))
+        self.sink.emit(PhaseStarted(self.task_id, self.attempt, step, "tool", t_tool_start))
         outcome = apply_draft(self.toolbox, target, gen.text)
         t_tool_end = time.monotonic_ns()
         self.sink.emit(step_record(
-            gen, task_id=self.task_id, attempt=self.attempt, step=0, wall_start=wall_start,
-            action_name="draft", action_args={"path": target.path, "found_by": target.found_by},
+            gen, task_id=self.task_id, attempt=self.attempt, step=step, wall_start=wall_start,
+            action_name=action, action_args={"path": target.path, "found_by": target.found_by},
             format_error=None,
             result=outcome.result, observation=outcome.observation, truncated=False,
             observation_tokens=self.engine.count_tokens(outcome.observation),
             t_tool_start=t_tool_start, t_tool_end=t_tool_end,
-            prompt=[{"role": m.role, "content": m.text} for m in target.messages]))
+            prompt=[{"role": m.role, "content": m.text} for m in messages]))
         if outcome.kept:
-            raise _TaskEnded("submitted", 1, gen.context_tokens + len(gen.tokens),
-                             f"the draft of {target.path} passed the visible tests")
+            raise _TaskEnded("submitted", step + 1, gen.context_tokens + len(gen.tokens),
+                             f"the {action} of {target.path} passed the visible tests")
         fault = self.toolbox.workspace_fault()
         if fault is not None:
-            raise _TaskEnded("sandbox_error", 1, self.context, fault)
-        return 1
+            raise _TaskEnded("sandbox_error", step + 1, self.context, fault)
+        return outcome
 
     def step(self, step: int) -> None:
         """Query, parse, act, observe; emits the step's record, then ends the task if the

@@ -69,8 +69,13 @@ def source_text(data: bytes) -> str | None:
         return None
 
 
+def language_of(rel: str) -> str:
+    """The fenced block's language tag for a file ('' when unknown)."""
+    return _LANGUAGES.get(Path(rel).suffix, "")
+
+
 def whole_file_prompt(rel: str, content: str, title: str, issue: str) -> list[Message]:
-    language = _LANGUAGES.get(Path(rel).suffix, "")
+    language = language_of(rel)
     user = (f"Fix this issue by changing {rel}.\n\n# Issue: {title}\n\n{issue.strip()}\n\n"
             f"# The current {rel}\n\n```{language}\n{content}\n```\n\n"
             f"Answer with the complete corrected {rel} in one fenced code block, and "

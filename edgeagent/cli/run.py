@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from ..results import RepeatRun
 
 RUN_KEYS = ("suite", "tasks", "out", "max_steps", "max_context_tokens", "max_new_tokens",
-            "wall_s", "baseline_s", "retrieval", "stuck_after", "draft_first", "agent",
+            "wall_s", "baseline_s", "retrieval", "stuck_after", "draft_first", "repair", "agent",
             "agent_cmd")
 
 
@@ -56,6 +56,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-draft-first", dest="draft_first", action="store_false", default=None,
                    help="our loop without its first step, the whole-file draft of the one "
                    "file the issue names (kept only if the visible tests pass)")
+    p.add_argument("--repair", type=int, metavar="N",
+                   help="after a draft that fails the visible tests, up to N repair drafts "
+                   "shown the tests' output, each written and tested like the draft "
+                   "(default 0: none)")
     p.add_argument("--agent", metavar="NAME",
                    help="who works the tasks: edgeagent (our loop, default), single-shot (the "
                    "issue and the one file it names, one answer), mini-swe-agent (needs the "

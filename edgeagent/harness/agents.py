@@ -45,6 +45,11 @@ def check_agent(agent: str, agent_cmd: str | None) -> None:
 
 def agent_provenance(config: Any) -> dict[str, Any]:
     out: dict[str, Any] = {"name": config.agent}
+    if config.agent == "edgeagent":
+        rounds = int(getattr(config, "repair", 0) or 0)
+        out["draft_first"] = bool(getattr(config, "draft_first", True))
+        out["repair"] = {"rounds": rounds, "strategy": "repair drafts shown the visible "
+                         "tests' output, failing lines first"} if rounds else None
     if config.agent == "cmd":
         out["command"] = config.agent_cmd
     if config.agent == "mini-swe-agent":

@@ -133,6 +133,7 @@ def _agent_limits(task: Task, config: RunConfig, tool_format: str) -> AgentLimit
         use_grammar=config.grammar,
         stuck_after=config.stuck_after,
         draft_first=config.draft_first,
+        repair=config.repair,
         tool_format=tool_format,
     )
 
