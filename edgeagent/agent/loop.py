@@ -26,7 +26,7 @@ from ..events import EventSink, PhaseStarted, TaskStarted, TokenDelta, step_reco
 from ..sandbox.tools import Toolbox, ToolResult, ToolSpec
 from . import prompt
 from .actions import Action, FormatError, action_constraint, action_fields, parse_action
-from .draft import DraftOutcome, DraftTarget, apply_draft, draft_target
+from .draft import DraftOutcome, DraftTarget, apply_draft, changes_a_line, draft_target
 from .native import native_action, native_constraint, openai_tools
 from .repair import FEEDBACK_TOKENS, failing_first, repair_prompt, tried_note
 from .stuck import RepeatCounter, is_stuck, stuck_reason
@@ -182,7 +182,11 @@ class _Episode:
         if outcome is None:  # no room for the file and the output: no more repairs
             self.repairs = self.limits.repair
             return step
-        if outcome.tested is not None:
+        if outcome.tested is None or not changes_a_line(drafted, outcome.tested):
+            # the same file again, or none: greedy decoding would answer the next repair,
+            # asked the same, the same way (seen on core: the 1.5B copied its draft)
+            self.repairs = self.limits.repair
+        else:
             self.failed = (target, outcome)
         return step + 1
 

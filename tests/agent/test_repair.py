@@ -136,3 +136,12 @@ def test_the_repair_key_is_checked(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("repair: -1\n")
     assert cli.main(["run", "--config", str(bad), "--headless", "--out", str(tmp_path)]) == 2
+
+
+def test_a_repair_that_repeats_its_draft_ends_the_repairs(
+        tiny_model_path: Path, tmp_path: Path) -> None:
+    """Asked the same again, a greedy model answers the same: no second repair."""
+    engine = RepairEngine("a * b", "a * b", "a + b")
+    task, steps, _, _ = _run(tmp_path, tiny_model_path, engine, repair=3)
+    assert [s["action_name"] for s in steps] == ["draft", "repair", "read_file", "submit"]
+    assert engine.prompts[2][0].text != SYSTEM_PROMPT
