@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from scripted import ScriptedEngine
+from scripted_run import run_fix_add
 
 from edgeagent import cli
 from edgeagent.agent import (
@@ -25,7 +26,6 @@ from edgeagent.config import load_config
 from edgeagent.engine.base import ContextOverflow, EngineError, Message
 from edgeagent.replay.export import run_conversations
 from edgeagent.results.store import open_run_db
-from edgeagent.run import execute_run
 from edgeagent.sandbox.process import ProcessLimits
 from edgeagent.sandbox.tools import Toolbox
 from edgeagent.sandbox.workspace import Workspace
@@ -57,20 +57,7 @@ class DraftEngine(ScriptedEngine):
         return (self.loop.pop(0) if self.loop else SUBMIT), "stop"
 
 
-def _run(tmp_path: Path, model: Path, engine: ScriptedEngine, **settings: object):
-    config = load_config(None, {"model": str(model), "out": str(tmp_path / "runs"),
-                                "tasks": ["fix-add"], **settings})
-    result = execute_run(config, engine_factory=lambda p, c: engine, progress=False)
-    assert result.status == "complete"
-    db = open_run_db(result.run_dir)
-    try:
-        task = dict(db.execute("SELECT * FROM tasks").fetchone())
-        steps = [dict(r) for r in db.execute("SELECT * FROM steps ORDER BY step")]
-    finally:
-        db.close()
-    trajectory = [json.loads(line) for line in
-                  (result.run_dir / "trajectories" / "fix-add.jsonl").read_text().splitlines()]
-    return result.run_dir, task, steps, trajectory
+_run = run_fix_add
 
 
 def test_a_draft_that_passes_the_visible_tests_is_kept_and_graded(

@@ -13,13 +13,11 @@ import re
 from pathlib import Path
 
 from scripted import ScriptedEngine
+from scripted_run import run_fix_add
 
 from edgeagent.agent.repair import FEEDBACK_TOKENS, failing_first, tried_note
 from edgeagent.agent.whole_file import SYSTEM_PROMPT
-from edgeagent.config import load_config
 from edgeagent.engine.base import Message
-from edgeagent.results.store import open_run_db
-from edgeagent.run import execute_run
 
 READ = json.dumps({"name": "read_file", "arguments": {"path": "calc.py"}})
 SUBMIT = json.dumps({"name": "submit", "arguments": {}})
@@ -51,19 +49,8 @@ class RepairEngine(ScriptedEngine):
 
 
 def _run(tmp_path: Path, model: Path, engine: ScriptedEngine, **settings: object):
-    config = load_config(None, {"model": str(model), "out": str(tmp_path / "runs"),
-                                "tasks": ["fix-add"], **settings})
-    result = execute_run(config, engine_factory=lambda p, c: engine, progress=False)
-    assert result.status == "complete"
-    db = open_run_db(result.run_dir)
-    try:
-        task = dict(db.execute("SELECT * FROM tasks").fetchone())
-        steps = [dict(r) for r in db.execute("SELECT * FROM steps ORDER BY step")]
-    finally:
-        db.close()
-    trajectory = [json.loads(line) for line in
-                  (result.run_dir / "trajectories" / "fix-add.jsonl").read_text().splitlines()]
-    prov = json.loads((result.run_dir / "provenance.json").read_text())
+    run_dir, task, steps, trajectory = run_fix_add(tmp_path, model, engine, **settings)
+    prov = json.loads((run_dir / "provenance.json").read_text())
     return task, steps, [r for r in trajectory if r["type"] == "step"], prov
 
 
