@@ -25,7 +25,12 @@ def default_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
         [EDGEAGENT, "run", "--out", str(out)],
         capture_output=True, text=True, timeout=1500,
     )
-    assert proc.returncode == 0, proc.stderr[-2000:]
+    # 1 only for a machine that other processes disturbed: the run says so and its timings
+    # are INVALID, which is the verdict's business, not this end-to-end test's
+    reasons = [line for line in proc.stdout.splitlines() if line.startswith("  - ")]
+    disturbed = bool(reasons) and all("host interference" in r for r in reasons)
+    assert proc.returncode == 0 or (proc.returncode == 1 and disturbed), \
+        proc.stdout[-2000:] + proc.stderr[-2000:]
     runs = list(out.iterdir())
     assert len(runs) == 1
     # one line per step and one per task on the console
