@@ -28,6 +28,7 @@ from ..events import (
     TaskRecord,
     TaskStarted,
 )
+from ..results.repeats import REPEATS_FILE
 from ..results.store import open_run_db
 from ..sweep.index import is_sweep_dir, load_index
 
@@ -159,9 +160,9 @@ def summarize(run_dir: Path) -> RunSummary:
 
 
 def find_runs(root: Path) -> list[RunSummary]:
-    """The readable runs directly under `root`, newest first, and those of each sweep
-    directory there (in its grid order); `root` may be a sweep directory itself. Unreadable
-    runs are skipped."""
+    """The readable runs directly under `root`, newest first, those of each sweep directory
+    there (in its grid order) and of each `--repeats` group; `root` may be a sweep
+    directory itself. Unreadable runs are skipped."""
     if is_sweep_dir(root):
         return sweep_runs(root)
     out = []
@@ -171,6 +172,8 @@ def find_runs(root: Path) -> list[RunSummary]:
         elif is_run_dir(path):
             with contextlib.suppress(StoreError):
                 out.append(summarize(path))
+        elif (path / REPEATS_FILE).is_file():  # a --repeats group: its runs, newest first
+            out += find_runs(path)
     return out
 
 

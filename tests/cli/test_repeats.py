@@ -69,6 +69,10 @@ def test_run_repeats_makes_a_group_of_ordinary_runs(tiny_model_path: Path,
     assert lines[-1] == f"repeats: {group / REPEATS_FILE}"
     assert any(line.startswith("decode tok/s") and " 2 " in line for line in lines)
     assert run_cli("report", str(runs[0]))[0] == 0  # each one an ordinary run directory
+    # the browser (`edgeagent view OUT`) lists the group's runs
+    from edgeagent.tui.stored import find_runs
+
+    assert {r.path.name for r in find_runs(tmp_path)} == {r.name for r in runs}
 
 
 def test_replay_repeats_json_ends_with_the_summary(tiny_model_path: Path,
