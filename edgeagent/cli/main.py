@@ -52,10 +52,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         # libgomp reads its wait policy once, when llama_cpp first loads, whichever command
         # loads it: the engine's thread policy is set before anything can
-        from ..engine.threads import apply_thread_policy, policy_named
+        from ..engine.threads import apply_thread_policy
 
         try:
-            apply_thread_policy(policy_named())
+            apply_thread_policy()
         except ValueError as exc:
             raise UserError(str(exc)) from exc
         return args.func(args)

@@ -43,7 +43,7 @@ from .greedy import GreedyChooser, StartAllowed, TokenLog
 from .llamacpp_ops import TokenText, eval_tokens, evaluate_after_prefix, truncate_head_tail
 from .llamacpp_settings import GGML_TYPES, EngineSettings, kv_bytes_per_token, read_back
 from .speculative import Speculator, build_speculator, decode_speculative
-from .threads import apply_thread_policy, default_threads, policy_named
+from .threads import apply_thread_policy
 from .tool_format import detect_family, parse_tool_calls, single_token_markers
 
 # GGUF general.file_type -> quantisation name (llama.cpp's llama_ftype)
@@ -171,7 +171,7 @@ class LlamaCppEngine:
         # 0 or None: one thread per CPU; what is recorded is the number llama.cpp was given
         self.n_threads_requested = s.threads
         self.thread_policy = apply_thread_policy()
-        self.n_threads = s.threads or default_threads(policy_named(self.thread_policy["policy"]))
+        self.n_threads = s.threads or self.thread_policy["default_threads"]
         self.n_threads_batch = s.threads_batch or self.n_threads
         self.n_gpu_layers = s.gpu_layers
         # the settings as asked; `settings_read_back` is what llama.cpp reports it used

@@ -219,5 +219,5 @@ def render(run_dir: Path, fmt: str, bandwidth_gbs: float | None = None) -> str:
     return render_html(data, metric_rows(metrics), verdict, bandwidth_gbs, md_title=_title(data),
                        task_table=_task_table(data),
                        tier_table=(TIER_HEADER, tier_table(data)),
-                       stuck=[*stuck_lines(data), *interference_lines(data.steps)],
-                       consistency=consistency_lines(data))
+                       note_lines=[*stuck_lines(data), *consistency_lines(data),
+                                   *interference_lines(data.steps)])

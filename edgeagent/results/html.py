@@ -89,7 +89,7 @@ def render_html(data: RunData, metric_rows: Sequence[Sequence[Any]], verdict: Ve
                 bandwidth_gbs: float | None, *, md_title: str,
                 task_table: tuple[list[str], list[list[Any]]],
                 tier_table: tuple[list[str], list[list[str]]] | None = None,
-                stuck: Sequence[str] = (), consistency: Sequence[str] = ()) -> str:
+                note_lines: Sequence[str] = ()) -> str:
     """The page; `metric_rows` come formatted (formats.metric_rows, as md shows them), so
     that this module needs nothing of formats, which calls it."""
     # the same verdict as `edgeagent check`: VALID, SMOKE (a smoke check) or INVALID
@@ -106,7 +106,7 @@ def render_html(data: RunData, metric_rows: Sequence[Sequence[Any]], verdict: Ve
 
         tiers = (f'<h2>Tiers</h2><p class="note">graded: the issue describes the problem; '
                  f"{escape(GUIDED_NOTE)}</p>{html_table(*tier_table)}")
-    stuck_html = "".join(f'<p class="note">{escape(line)}</p>' for line in (*stuck, *consistency))
+    stuck_html = "".join(f'<p class="note">{escape(line)}</p>' for line in note_lines)
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{escape(md_title)}</title>
 <style>{PAGE_STYLE}</style></head><body>

@@ -75,6 +75,11 @@ def phase_interference(steps: Sequence[dict[str, Any]], phase: str) -> PhaseInte
                              max(0.0, steal) / cpus, cpus, over)
 
 
+def _clocks(steps: Sequence[dict[str, Any]]) -> list[float]:
+    """Each step's mean CPU clock, where the OS exposed one."""
+    return [float(s["cpu_mhz"]) for s in steps if s.get("cpu_mhz") is not None]
+
+
 def run_interference(steps: Sequence[dict[str, Any]]) -> list[PhaseInterference]:
     return [phase_interference(steps, phase) for phase in LOAD_PHASES]
 
@@ -95,7 +100,7 @@ def interference_check(steps: Sequence[dict[str, Any]], allowed: bool
     phases = [p for p in run_interference(steps) if p.phase in MODEL_PHASES]
     measured = [p for p in phases if p.share is not None]
     if not measured:
-        why = next((p.null_reason for p in phases if p.null_reason), None) or "no counters"
+        why = next((p.null_reason for p in phases if p.null_reason), "")
         detail = why.removeprefix("not measured").lstrip(": ") or "no counters"
         return [], [f"host interference not measured: {detail}"]
     limit = f"threshold {_pct(INTERFERENCE_THRESHOLD)}, docs/interference.md"
@@ -127,7 +132,7 @@ def interference_lines(steps: Sequence[dict[str, Any]]) -> list[str]:
             if p.over_threshold else ""
         lines.append(f"  {p.phase:<8} other processes {_pct(p.other_share or 0.0):>5}, "
                      f"steal {_pct(p.steal_share or 0.0):>5} of {p.cpus_s:.1f} CPU-s{flag}")
-    clocks = [float(s["cpu_mhz"]) for s in steps if s.get("cpu_mhz") is not None]
+    clocks = _clocks(steps)
     if clocks:
         lines.append(f"  CPU clock mean {sum(clocks) / len(clocks):.0f} MHz over the steps, "
                      f"lowest step {min(clocks):.0f} MHz")
@@ -146,7 +151,7 @@ def interference_metrics(steps: Sequence[dict[str, Any]]) -> list[Metric]:
                 f"{'other processes' if part == 'other' else 'steal'}, share of the CPUs "
                 f"during {p.phase}", 100 * share if share is not None else None, "%",
                 p.null_reason if share is None else None, p.steps, False))
-    clocks = [float(s["cpu_mhz"]) for s in steps if s.get("cpu_mhz") is not None]
+    clocks = _clocks(steps)
     out.append(Metric("cpu_mhz_mean", "CPU clock, mean over the steps",
                       sum(clocks) / len(clocks) if clocks else None, "MHz",
                       None if clocks else "no CPU clock exposed here", len(clocks)))
