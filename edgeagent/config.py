@@ -13,7 +13,13 @@ from typing import Any
 
 import yaml
 
-from .engine.llamacpp_settings import GGML_TYPES, EngineSettings, parse_spec
+from .engine.llamacpp_settings import (
+    FLASH_ATTN_MODES,
+    GGML_TYPES,
+    EngineSettings,
+    flash_attn_mode,
+    parse_spec,
+)
 from .errors import ConfigError
 from .models import DEFAULT_MODEL
 from .safe_yaml import NoAliasLoader
@@ -64,7 +70,9 @@ class RunConfig:
     n_batch: int = 512  # logical batch: prompt tokens submitted per llama_decode
     # physical batch: tokens computed at once, at most n_batch; None: 512 or n_batch if less
     n_ubatch: int | None = None
-    flash_attn: bool = False
+    # auto | on | off (true/false as on/off); auto: llama.cpp enables it where the backend
+    # has it, as its C API and llama-server do (MLPerf's reference command leaves it so)
+    flash_attn: str = "auto"
     type_k: str = "f16"  # KV cache types: f16, q8_0, q4_0 (a quantized V needs flash_attn)
     type_v: str = "f16"
     gpu_layers: int = 0
@@ -156,6 +164,12 @@ def _coerce(name: str, value: Any, where: str) -> Any:
         if "None" in hint:
             return None
         raise bad
+    if name == "flash_attn":  # a mode; the bools of configs written before it had `auto`
+        mode = flash_attn_mode(value)
+        if mode is None:
+            raise ConfigError(f"{where}: key 'flash_attn' must be one of "
+                              f"{', '.join(FLASH_ATTN_MODES)}, got {value!r}")
+        return mode
     if "bool" in hint:
         if isinstance(value, bool):
             return value
@@ -314,10 +328,11 @@ def _check_engine(config: RunConfig, origin: dict[str, str]) -> None:
                 f"{where(key)}: key '{key}' must be one of {', '.join(KV_CACHE_TYPES)}, "
                 f"got {getattr(config, key)!r}"
             )
-    if config.type_v != "f16" and not config.flash_attn:
+    if config.type_v != "f16" and config.flash_attn == "off":
         raise ConfigError(
             f"{where('type_v')}: a quantized V cache (type_v {config.type_v}) needs flash "
-            "attention in llama.cpp; set flash_attn: true (--flash-attn 1) or type_v: f16"
+            "attention in llama.cpp; set flash_attn: auto or on (--flash-attn on) or "
+            "type_v: f16"
         )
     if config.n_ubatch is not None and config.n_ubatch > config.n_batch:
         raise ConfigError(

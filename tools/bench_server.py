@@ -5,7 +5,7 @@
         [--n-ctx 8192] [--seed 0] [--max-new-tokens 256] [--turns 32]
         [--datasets smoke,synthetic] [--conversations N|IDS] [--server PATH]
         [--server-first] [--tool-format text|native|auto] [--out DIR]
-        [--serve-only] [--repeats N]
+        [--serve-only] [--repeats N] [--long]
 
 MLPerf's Edge Agentic reference serves the model with llama.cpp's C++ `llama-server` and an
 HTTP client. This runs `edgeagent replay` on each dataset twice, metered the same way (the
@@ -34,6 +34,16 @@ server, ...) so that a machine drifting slower or faster favours neither; the ra
 pooled turn latencies' medians, with each repeat's own ratio beside it. Without
 `--serve-only`, `--repeats 2` (or more) does the same for the in-process replay against
 llama-server (target 0.95); the default, 1, runs each once (in process first).
+
+`--long` (issue 53) measures MLPerf's own workload instead of forcing both sides to one set
+of settings: both replays run with `--mlperf` (temperature 0, seed 42, 1,024 new tokens),
+in process at edgeagent's defaults, and through `llama-server` started with MLPerf's
+reference flags (REFERENCE_FLAGS, from mlcommons/endpoints' Edge Agentic README) and its own
+defaults for the rest; the dataset defaults to the shared MLPerf performance-phase JSONL and
+the cut to two whole conversations past 16k tokens (LONG_CONVERSATIONS). ABBA, `--repeats 2`
+by default. The target: the cut's wall and the pooled turn-latency p50, each <= 0.95x the
+server's; the tokens may differ (the defaults differ), so where each conversation's texts
+part is reported, with both sides' inline scores.
 
 Datasets: `smoke` (the bundled tasks/replay/smoke.jsonl) and `synthetic`, an MLPerf-format
 conversation of `--turns` assistant turns (32 by default) generated here, deterministically,
@@ -88,6 +98,17 @@ from edgeagent.run import default_dataset  # noqa: E402
 
 TARGET_RATIO = 0.95  # issue 23: in-process p50 turn latency <= 0.95x llama-server's
 N_BATCH = 512  # the in-process engine's n_batch (= n_ubatch); the server gets the same
+REPO = Path(__file__).resolve().parent.parent
+# --long: MLPerf v6.1 Edge Agentic's performance-phase dataset and its reference server
+MLPERF_DATASET = REPO.parent / "shared" / "data" / "mlperf" / "agentic_coding_2.5h.jsonl"
+# mlcommons/endpoints examples/11_Edge_Agentic_Example/README.md (2d71c91), "Start the server
+# (matches the validated reproducibility runs)"; everything else is llama-server's own default
+# (threads, batch sizes, KV types). `--n-gpu-layers 99` offloads nothing on a CPU-only build.
+REFERENCE_FLAGS = ("--ctx-size", "32768", "-np", "1", "--reasoning", "off", "--flash-attn", "on",
+                   "--n-gpu-layers", "99", "--seed", "42")
+# two whole conversations whose contexts pass 16k tokens with the default model's tokenizer,
+# the two shortest in wall of the 2026-12-05 whole-phase run (max ISL 17,286 and 18,294)
+LONG_CONVERSATIONS = "django__django-16899,pytest-dev__pytest-10081"
 
 
 # -- the synthetic MLPerf-format conversation (edgeagent/replay/synthetic.py) ---------------
@@ -116,12 +137,15 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def server_command(binary: Path, model: Path, port: int, threads: int, n_ctx: int,
-                   seed: int) -> list[str]:
-    return [str(binary), "-m", str(model), "--host", "127.0.0.1", "--port", str(port),
-            "-c", str(n_ctx), "-t", str(threads), "-tb", str(threads), "-np", "1",
-            "-b", str(N_BATCH), "-ub", str(N_BATCH), "-fa", "off", "--seed", str(seed),
-            "--jinja", "--cache-prompt"]  # fmt: skip
+def server_command(binary: Path, model: Path, port: int, args: argparse.Namespace) -> list[str]:
+    """llama-server with the in-process engine's settings forced on it, or with --long
+    MLPerf's reference flags and its own defaults."""
+    where = [str(binary), "-m", str(model), "--host", "127.0.0.1", "--port", str(port)]
+    if args.long:
+        return [*where, *REFERENCE_FLAGS]
+    return [*where, "-c", str(args.n_ctx), "-t", str(args.threads), "-tb", str(args.threads),
+            "-np", "1", "-b", str(N_BATCH), "-ub", str(N_BATCH), "-fa", "off",
+            "--seed", str(args.seed), "--jinja", "--cache-prompt"]  # fmt: skip
 
 
 @contextlib.contextmanager
@@ -152,9 +176,9 @@ def _server_process(cmd: list[str], port: int, log: Path, name: str, stop: signa
 
 
 @contextlib.contextmanager
-def llama_server(binary: Path, model: Path, threads: int, n_ctx: int, seed: int, log: Path):
+def llama_server(binary: Path, model: Path, args: argparse.Namespace, log: Path):
     port = _free_port()
-    cmd = server_command(binary, model, port, threads, n_ctx, seed)
+    cmd = server_command(binary, model, port, args)
     with _server_process(cmd, port, log, "llama-server", signal.SIGTERM) as url:
         yield url, cmd
 
@@ -214,9 +238,11 @@ def path_numbers(run_dir: Path) -> dict:
     """One path's numbers: the replay summary's own percentiles, plus rates from its steps."""
     summary = json.loads((run_dir / "result_summary.json").read_text())
     steps = list(_steps(run_dir).values())
+    served = [s for s in steps if s["server_prompt_tokens"] is not None]
     return {
         "run_dir": str(run_dir),
         "result": summary.get("result"),
+        "wall_s": _r(summary.get("duration_s")),
         "turns_completed": summary.get("turns_completed"),
         "turns_dropped": summary.get("turns_dropped"),
         **{f"{k}_{p}": _r(summary[k][p]) if summary.get(k) else None
@@ -227,6 +253,13 @@ def path_numbers(run_dir: Path) -> dict:
                               [s["decode_ms"] for s in steps]),
         "reused_tokens_total": sum(s["reused_tokens"] or 0 for s in steps),
         "prefill_tokens_total": sum(s["prefill_tokens"] or 0 for s in steps),
+        # new tokens each turn had to prefill: ours past the reused prefix; the server's,
+        # its prompt minus its cache_n (the same number by construction, shown both ways)
+        "prefilled_tokens_per_turn_mean": _r(statistics.mean(
+            s["prefill_tokens"] or 0 for s in steps), 1) if steps else None,
+        "server_prompt_minus_cache_n_per_turn_mean": _r(statistics.mean(
+            s["server_prompt_tokens"] - (s["server_cached_tokens"] or 0) for s in served), 1)
+        if served else None,
         "decoded_tokens_total": sum(s["decoded_tokens"] or 0 for s in steps),
         "inline_score": summary.get("inline_score"),
         "energy_per_turn_mJ": summary.get("energy_per_turn_mJ"),
@@ -258,6 +291,11 @@ def compare_paths(local_dir: Path, server_dir: Path, label: str = "in_process",
                 "decoded_tokens": [a["decoded_tokens"], b["decoded_tokens"]]}
                for a, b in pairs if (a["context_tokens"], a["decoded_tokens"])
                != (b["context_tokens"], b["decoded_tokens"])][:20]  # fmt: skip
+    first_divergent: dict[str, int | None] = {}
+    for a, b in pairs:
+        first_divergent.setdefault(a["task_id"], None)
+        if a["raw_output"] != b["raw_output"] and first_divergent[a["task_id"]] is None:
+            first_divergent[a["task_id"]] = a["step"]
     return {
         "paired_turns": len(pairs),
         "turns_only_in_one_path": len(set(local) ^ set(server)),
@@ -265,6 +303,7 @@ def compare_paths(local_dir: Path, server_dir: Path, label: str = "in_process",
         "equal_decoded_tokens": equal_decoded,
         "token_counts_equal": bool(pairs) and equal_prompt == equal_decoded == len(pairs),
         "same_generated_text": same_text,
+        "first_divergent_turn": first_divergent,  # per conversation; None: all the same
         "unequal_turns_first_20": unequal,
         "where_the_time_goes_ms_p50": {
             # our path: call entry to last token minus model prefill and decode = template
@@ -291,24 +330,27 @@ def compare_paths(local_dir: Path, server_dir: Path, label: str = "in_process",
 
 def bench_dataset(name: str, dataset: Path, out: Path, args: argparse.Namespace, model: Path,
                   binary: Path) -> dict:
-    common = [str(dataset), "--n-ctx", str(args.n_ctx), "--seed", str(args.seed),
-              "--max-new-tokens", str(args.max_new_tokens),
-              "--tool-format", args.tool_format]  # fmt: skip
+    if args.long:  # MLPerf's run settings; each side otherwise at its own defaults
+        common = [str(dataset), "--mlperf"]
+        threads: list[str] = []
+    else:
+        common = [str(dataset), "--n-ctx", str(args.n_ctx), "--seed", str(args.seed),
+                  "--max-new-tokens", str(args.max_new_tokens),
+                  "--tool-format", args.tool_format, "--flash-attn", "off"]  # fmt: skip
+        threads = ["--threads", str(args.threads)]
     if args.conversations:
         common += ["--conversations", args.conversations]
     (out / name).mkdir(parents=True, exist_ok=True)
 
     def in_process() -> Path:
         print(f"[{name}] in process ...", file=sys.stderr, flush=True)
-        return replay([*common, "--model", str(model), "--threads", str(args.threads)],
-                      out / name / "in_process")  # fmt: skip
+        return replay([*common, "--model", str(model), *threads], out / name / "in_process")
 
     def through_server() -> tuple[Path, list[str]]:
         print(f"[{name}] llama-server ...", file=sys.stderr, flush=True)
-        with llama_server(binary, model, args.threads, args.n_ctx, args.seed,
-                          out / name / "llama-server.log") as (url, cmd):
+        with llama_server(binary, model, args, out / name / "llama-server.log") as (url, cmd):
             return replay([*common, "--endpoint", url, "--tokenizer", str(model),
-                           "--model", str(model), "--threads", str(args.threads)],
+                           "--model", str(model), *threads],
                           out / name / "llama_server"), cmd  # fmt: skip
 
     def through_serve() -> tuple[Path, Path]:
@@ -324,6 +366,10 @@ def bench_dataset(name: str, dataset: Path, out: Path, args: argparse.Namespace,
         (own,) = set(own_runs.iterdir()) - before
         return client, own
 
+    if args.long:
+        return long_result(_abba(args.repeats or 2, IN_PROCESS_PATH, through_server,
+                                 lambda: (in_process(), None)), out / name) | {
+            "dataset": str(dataset), "conversations": args.conversations}
     if args.serve_only:
         return _abba(args.repeats or 2, SERVE_PATH, through_server, through_serve)
     if (args.repeats or 1) > 1:
@@ -372,8 +418,11 @@ def _abba(repeats: int, ours: _OurPath, through_server: Callable[[], tuple[Path,
             else:
                 server_dirs.append(through_server()[0])
     replays = [d for d, _ in our_dirs]
+    paths = ((ours.label, replays), ("llama_server", server_dirs))
     pooled = {name: statistics.median(_gen_ms(s) for d in dirs for s in _steps(d).values())
-              for name, dirs in ((ours.label, replays), ("llama_server", server_dirs))}
+              for name, dirs in paths}
+    pooled_ttft_tpot = {name: {key: _med([s[key] for d in dirs for s in _steps(d).values()])
+                               for key in ("ttft_ms", "tpot_ms")} for name, dirs in paths}
     pairs = [compare_paths(a, b, ours.label, own)
              for (a, own), b in zip(our_dirs, server_dirs, strict=True)]
     equal = all(p["token_counts_equal"] for p in pairs)
@@ -385,6 +434,7 @@ def _abba(repeats: int, ours: _OurPath, through_server: Callable[[], tuple[Path,
         "llama_server": server_numbers,
         ours.runs_key: numbers,
         "turn_latency_ms_p50_pooled": {k: _r(v) for k, v in pooled.items()},
+        "ttft_tpot_ms_p50_pooled": pooled_ttft_tpot,
         f"latency_p50_ratio_{ours.label}_vs_server": _r(ratio, 3),
         "ratio_per_repeat": [_r(a["latency_ms_p50"] / b["latency_ms_p50"], 3)
                              for a, b in zip(numbers, server_numbers, strict=True)],
@@ -394,6 +444,40 @@ def _abba(repeats: int, ours: _OurPath, through_server: Callable[[], tuple[Path,
         "turns": pairs[0],
         "turns_every_repeat": pairs,
     }
+
+
+def long_result(abba: dict, out: Path) -> dict:
+    """--long: both ratios (wall of the cut, pooled turn-latency p50) against the target.
+    Tokens need not match: the two sides run their own defaults (flash attention, batch
+    sizes), so `turns.first_divergent_turn` says where each conversation's texts part."""
+    walls = {key: [n["wall_s"] for n in abba[key]] for key in ("in_process", "llama_server")}
+    total = {key: _r(sum(v)) if None not in v else None for key, v in walls.items()}
+    wall_ratio = (total["in_process"] / total["llama_server"]
+                  if total["in_process"] and total["llama_server"] else None)
+    p50_ratio = abba["latency_p50_ratio_in_process_vs_server"]
+    ratios = (wall_ratio, p50_ratio)
+    return abba | {
+        "wall_s_total": total,
+        "wall_ratio_in_process_vs_server": _r(wall_ratio, 3),
+        "wall_ratio_per_repeat": [_r(a / b, 3) if a and b else None
+                                  for a, b in zip(*walls.values(), strict=True)],
+        "target_met": None if None in ratios else all(r <= TARGET_RATIO for r in ratios),
+        "target_note": "wall and turn-latency p50 ratios both <= 0.95; the generated tokens "
+                       "may differ between the sides (see turns.first_divergent_turn)",
+        "inline_scores": {key: [n["inline_score"] for n in abba[key]]
+                          for key in ("in_process", "llama_server")},
+        "server_threads": _server_threads(out / "llama-server.log"),
+    }
+
+
+def _server_threads(log: Path) -> str | None:
+    """The threads llama-server chose by its own default, as its log says."""
+    try:
+        text = log.read_text(errors="replace")
+    except OSError:
+        return None
+    line = next((x for x in text.splitlines() if "n_threads" in x and "system_info" in x), None)
+    return line.strip() if line else None
 
 
 def _serve_result(serve_dir: Path, own_dir: Path, server_dir: Path) -> dict:
@@ -442,7 +526,8 @@ def _paths_result(local_dir: Path, server_dir: Path, cmd: list[str], args: argpa
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default=DEFAULT_MODEL, help="known model name or .gguf path")
-    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--threads", type=int, default=2,
+                    help="both sides' threads (not with --long: each side its default)")
     ap.add_argument("--n-ctx", type=int, default=8192)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--max-new-tokens", type=int, default=256)
@@ -468,8 +553,21 @@ def main(argv: list[str] | None = None) -> int:
                     help="replays per path, alternating which goes first (2: server, ours, "
                     "ours, server); default 2 with --serve-only, else 1 (in process, then "
                     "server, or --server-first)")
+    ap.add_argument("--long", action="store_true",
+                    help="MLPerf's own long turns: --datasets defaults to the shared MLPerf "
+                    f"dataset and --conversations to {LONG_CONVERSATIONS}; both replays with "
+                    "--mlperf, in process at our defaults, llama-server with MLPerf's "
+                    "reference flags and its own defaults; ABBA, --repeats 2 by default; "
+                    "target: wall and turn-latency p50 ratios <= 0.95")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args(argv)
+    if args.long:
+        if args.serve or args.serve_only or args.server_first:
+            ap.error("--long compares in process with llama-server only (ABBA): drop "
+                     "--serve, --serve-only and --server-first")
+        args.datasets = str(MLPERF_DATASET) if args.datasets == "smoke,synthetic" else (
+            args.datasets)
+        args.conversations = args.conversations or LONG_CONVERSATIONS
     if args.repeats is not None and args.repeats < 1:
         ap.error(f"--repeats {args.repeats}: give 1 or more replays per path")
 
@@ -493,9 +591,11 @@ def main(argv: list[str] | None = None) -> int:
         "model": str(model),
         "llama_cpp_python": importlib.metadata.version("llama_cpp_python"),
         "llama_server": {"binary": str(binary), "version": server_version(binary)},
-        "settings": {"threads": args.threads, "n_ctx": args.n_ctx, "seed": args.seed,
-                     "n_batch": N_BATCH, "flash_attn": False, "slots": 1,
-                     "max_new_tokens": args.max_new_tokens, "tool_format": args.tool_format},
+        "settings": {"long": True, "replay": "--mlperf", "in_process": "edgeagent's defaults",
+                     "llama_server": list(REFERENCE_FLAGS)} if args.long else {
+            "threads": args.threads, "n_ctx": args.n_ctx, "seed": args.seed,
+            "n_batch": N_BATCH, "flash_attn": False, "slots": 1,
+            "max_new_tokens": args.max_new_tokens, "tool_format": args.tool_format},
         "datasets": {name: bench_dataset(name, path, out, args, model, binary)
                      for name, path in datasets.items()},
     }  # fmt: skip

@@ -84,6 +84,16 @@ def on_off(text: str) -> bool:
     return value
 
 
+def flash_attn_value(text: str) -> str:
+    """auto, on or off (1/0, true/false, yes/no as on/off)."""
+    from ..engine import flash_attn_mode
+
+    mode = flash_attn_mode(text)
+    if mode is None:
+        raise argparse.ArgumentTypeError(f"expected auto, on or off (1/0), got {text!r}")
+    return mode
+
+
 def n_ctx_value(text: str) -> int | str:
     """`--n-ctx N`, or `auto` where the command sizes the context itself (replay)."""
     if text == "auto":
@@ -116,10 +126,12 @@ def add_engine_flags(p: argparse.ArgumentParser, *, n_ctx_default: str = "",
     g.add_argument("--n-ubatch", type=int, metavar="N",
                    help="physical batch: tokens computed at once, at most --n-batch (512, or "
                    "--n-batch if smaller)")
-    g.add_argument("--flash-attn", type=on_off, metavar="1|0",
-                   help="flash attention (default 0)")
+    g.add_argument("--flash-attn", type=flash_attn_value, metavar="auto|on|off",
+                   help="flash attention (default auto: llama.cpp enables it where the "
+                   "backend has it; 1/0 are on/off)")
     g.add_argument("--kv-type", choices=KV_CACHE_TYPES,
-                   help="KV cache type for both K and V (a quantized V needs --flash-attn 1)")
+                   help="KV cache type for both K and V (a quantized V needs flash attention "
+                   "auto or on)")
     g.add_argument("--type-k", choices=KV_CACHE_TYPES, help="K cache type (f16)")
     g.add_argument("--type-v", choices=KV_CACHE_TYPES, help="V cache type (f16)")
     g.add_argument("--gpu-layers", type=int, help="layers to offload to a GPU")

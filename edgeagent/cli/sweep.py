@@ -26,7 +26,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         "sweep", help="engine settings swept over a fixed workload: one row per configuration",
         description="Run a fixed workload (a replay dataset, by default the bundled one; or a "
         "live suite) once per configuration and repeat, with llama-bench-style comma lists "
-        "(--threads 1,2 --flash-attn 0,1 --kv-type f16,q8_0). Each run is a normal run "
+        "(--threads 1,2 --flash-attn off,on --kv-type f16,q8_0). Each run is a normal run "
         "directory under SWEEP/runs/; SWEEP/sweep.json indexes them, and the table (mean ± sd "
         "over repeats) is written as sweep.md, sweep.csv, sweep-table.json and sweep.html.")
     p.add_argument("dataset", nargs="?", type=Path,
@@ -53,7 +53,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--threads-batch", metavar="N,..", help="prompt-processing threads")
     g.add_argument("--n-batch", metavar="N,..", help="logical batch")
     g.add_argument("--n-ubatch", metavar="N,..", help="physical batch")
-    g.add_argument("--flash-attn", metavar="0,1", help="flash attention off/on")
+    g.add_argument("--flash-attn", metavar="auto,on,off",
+                   help="flash attention: auto (llama.cpp decides per backend), on, off (1/0)")
     g.add_argument("--kv-type", metavar="f16,q8_0",
                    help=f"K and V cache type together ({', '.join(KV_CACHE_TYPES)})")
     g.add_argument("--type-k", metavar="TYPE,..", help="K cache type")

@@ -9,7 +9,9 @@ what the engine could not do is reported by the engine's own errors.
 
 A few INFO lines are kept too, for the settings llama.cpp reports it used when a context is
 made (flash attention, the KV cache's types and size, the load mode): there is no getter for
-them in llama.h (engine/llamacpp_settings.py reads them back from these lines).
+them in llama.h (engine/llamacpp_settings.py reads them back from these lines). Flash attention
+`auto` is resolved after the context's settings are printed, in `resolve_fused_ops` (INFO when
+enabled, WARN when the backend lacks it): those lines are kept at either level.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ _MAX_LINES = 50
 _MAX_INFO_LINES = 200
 # the INFO lines that say which settings a model and context were made with
 _INFO_PREFIXES = ("llama_context:", "llama_kv_cache: size", "load_tensors:")
+# where llama.cpp says what `auto` fused ops (flash attention) resolved to, at INFO or WARN
+_RESOLVE_PREFIX = "resolve_fused_ops:"
 
 _callback: Any = None  # kept referenced: llama.cpp calls it from C
 _last_level = 0
@@ -44,8 +48,9 @@ def install(llama_cpp: Any) -> None:
         line = text.decode("utf-8", errors="replace").strip()
         if level >= WARN and line and len(_collected) < _MAX_LINES:
             _collected.append(line)
-        elif level == INFO and line.startswith(_INFO_PREFIXES) and (
-                len(_info) < _MAX_INFO_LINES):
+        keep = (level == INFO and line.startswith(_INFO_PREFIXES)) or (
+            level in (INFO, WARN) and line.startswith(_RESOLVE_PREFIX))
+        if keep and len(_info) < _MAX_INFO_LINES:
             _info.append(line)
 
     _callback = _on_log

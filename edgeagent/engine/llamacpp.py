@@ -115,6 +115,29 @@ def _load_error(model_path: Path, exc: Exception) -> ModelError:
     )
 
 
+@contextlib.contextmanager
+def _flash_attn_type(llama_cpp: Any, mode: str) -> Iterator[None]:
+    """Flash attention `auto` for the contexts made inside: llama-cpp-python's Llama() takes
+    only a bool (enabled or disabled), so its context constructor is handed llama.cpp's
+    LLAMA_FLASH_ATTN_TYPE_AUTO on the way; llama.cpp then resolves it per backend and logs
+    what it chose (read back in provenance)."""
+    if mode != "auto":
+        yield
+        return
+    internals = llama_cpp._internals
+    make_context = internals.LlamaContext
+
+    def auto_context(*, model: Any, params: Any, verbose: bool = True) -> Any:
+        params.flash_attn_type = llama_cpp.LLAMA_FLASH_ATTN_TYPE_AUTO
+        return make_context(model=model, params=params, verbose=verbose)
+
+    internals.LlamaContext = auto_context
+    try:
+        yield
+    finally:
+        internals.LlamaContext = make_context
+
+
 class LlamaCppEngine:
     """One loaded model and its KV cache; generations reuse the cached prompt prefix.
 
@@ -194,24 +217,28 @@ class LlamaCppEngine:
     def _load(self, s: EngineSettings) -> Any:
         """The model and its context, as llama_cpp.Llama makes them from the settings."""
         try:
-            return self.llama_cpp.Llama(
-                model_path=str(self.model_path),
-                n_ctx=s.n_ctx,
-                n_threads=self.n_threads,
-                n_threads_batch=self.n_threads_batch,
-                n_gpu_layers=s.gpu_layers,
-                n_batch=s.n_batch,
-                n_ubatch=s.n_ubatch,
-                flash_attn=s.flash_attn,
-                type_k=GGML_TYPES[s.type_k],
-                type_v=GGML_TYPES[s.type_v],
-                use_mlock=s.mlock,
-                use_mmap=s.mmap,
-                seed=s.seed,
-                verbose=False,
-            )
+            with _flash_attn_type(self.llama_cpp, s.flash_attn):
+                return self._llama(s)
         except (ValueError, RuntimeError, OSError) as exc:
             raise _load_error(self.model_path, exc) from exc
+
+    def _llama(self, s: EngineSettings) -> Any:
+        return self.llama_cpp.Llama(
+            model_path=str(self.model_path),
+            n_ctx=s.n_ctx,
+            n_threads=self.n_threads,
+            n_threads_batch=self.n_threads_batch,
+            n_gpu_layers=s.gpu_layers,
+            n_batch=s.n_batch,
+            n_ubatch=s.n_ubatch,
+            flash_attn=s.flash_attn == "on",
+            type_k=GGML_TYPES[s.type_k],
+            type_v=GGML_TYPES[s.type_v],
+            use_mlock=s.mlock,
+            use_mmap=s.mmap,
+            seed=s.seed,
+            verbose=False,
+        )
 
     def _read_template(self) -> None:
         """The GGUF's chat template (ChatML when it has none) and its native tool format."""

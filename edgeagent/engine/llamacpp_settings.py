@@ -25,6 +25,20 @@ from ..errors import ConfigError
 GGML_TYPES = {"f16": 1, "q8_0": 8, "q4_0": 2}
 # ggml's type traits: (bytes per block, elements per block)
 _BLOCKS = {"f16": (2, 1), "q8_0": (34, 32), "q4_0": (18, 32)}
+# flash attention as llama.cpp takes it (llama_flash_attn_type): auto lets llama.cpp enable it
+# where the backend holding each layer has the op (the CPU does), as its C API, llama-server
+# and MLPerf's reference command do by default
+FLASH_ATTN_MODES = ("auto", "on", "off")
+_FLASH_WORDS = {"auto": "auto", "1": "on", "on": "on", "true": "on", "yes": "on",
+                "enabled": "on", "0": "off", "off": "off", "false": "off", "no": "off",
+                "disabled": "off"}
+
+
+def flash_attn_mode(value: object) -> str | None:
+    """auto | on | off from a mode, a bool or llama-bench's 1/0 (None: not one of them)."""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return _FLASH_WORDS.get(value.strip().lower()) if isinstance(value, str) else None
 
 
 @dataclass(frozen=True)
@@ -75,7 +89,7 @@ class EngineSettings:
     gpu_layers: int = 0
     n_batch: int = 512
     n_ubatch: int = 512
-    flash_attn: bool = False
+    flash_attn: str = "auto"  # one of FLASH_ATTN_MODES
     type_k: str = "f16"  # a key of GGML_TYPES
     type_v: str = "f16"
     mlock: bool = False
@@ -94,6 +108,8 @@ class EngineSettings:
 
 
 _FLASH = re.compile(r"llama_context: flash_attn\s*=\s*(\w+)")
+# flash attention `auto`, resolved once the context exists (llama-context.cpp resolve_fused_ops)
+_FLASH_RESOLVED = re.compile(r"resolve_fused_ops: Flash Attention (enabled|not supported)")
 _KV = re.compile(r"llama_kv_cache: size =\s*([\d.]+) MiB \(\s*(\d+) cells.*?K \((\w+)\):"
                  r"\s*[\d.]+ MiB, V \((\w+)\)")
 _LOAD_MODE = re.compile(r"load_mode = ([\w+]+)")
@@ -130,6 +146,14 @@ def _is_mapped(path: Path) -> bool | None:
     return str(path.resolve()) in maps
 
 
+def _flash_used(asked: str, text: str) -> bool | None:
+    """Whether the context computes with flash attention: as set, or what `auto` became."""
+    if asked != "auto":
+        return {"enabled": True, "disabled": False}.get(asked)
+    resolved = _FLASH_RESOLVED.search(text)
+    return resolved.group(1) == "enabled" if resolved else None
+
+
 def read_back(llama_cpp: Any, ctx: Any, model_path: Path, log: list[str]) -> dict[str, Any]:
     """The settings llama.cpp reports for a loaded model and its context: the getters where
     llama.h has them, its load log for the rest, /proc for mlock and mmap. A value that could
@@ -146,8 +170,7 @@ def read_back(llama_cpp: Any, ctx: Any, model_path: Path, log: list[str]) -> dic
         "n_ubatch": int(llama_cpp.llama_n_ubatch(ctx)),
         "threads": int(llama_cpp.llama_n_threads(ctx)),
         "threads_batch": int(llama_cpp.llama_n_threads_batch(ctx)),
-        "flash_attn": {"enabled": True, "disabled": False}.get(flash.group(1))
-        if flash else None,
+        "flash_attn": _flash_used(flash.group(1), text) if flash else None,
         "type_k": kv.group(3) if kv else None,
         "type_v": kv.group(4) if kv else None,
         "kv_cache_cells": int(kv.group(2)) if kv else None,
@@ -160,7 +183,7 @@ def read_back(llama_cpp: Any, ctx: Any, model_path: Path, log: list[str]) -> dic
         "gpu_layers": int(offloaded.group(1)) if offloaded else (0 if not gpu else None),
     }
     reasons = {
-        "flash_attn": "llama.cpp logged no flash_attn line",
+        "flash_attn": "llama.cpp logged no flash_attn line (or no resolution of auto)",
         "type_k": "llama.cpp logged no KV cache size line",
         "type_v": "llama.cpp logged no KV cache size line",
         "kv_cache_cells": "llama.cpp logged no KV cache size line",

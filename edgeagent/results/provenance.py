@@ -31,7 +31,7 @@ def settings_lines(model: dict[str, Any]) -> list[str]:
         value = got.get(key, asked.get(key))
         text = {True: "on", False: "off", None: "?"}.get(value, str(value)) if isinstance(
             value, (bool, type(None))) else str(value)
-        if key in got and asked.get(key) is not None and got[key] != asked[key]:
+        if key in got and asked.get(key) is not None and not _same(key, got[key], asked[key]):
             text += f" (asked {asked[key]})"
         return text
 
@@ -40,6 +40,14 @@ def settings_lines(model: dict[str, Any]) -> list[str]:
         ("n_ubatch", "n_ubatch"), ("flash_attn", "flash_attn"), ("type_k", "K"),
         ("type_v", "V"), ("gpu_layers", "gpu layers"), ("mmap", "mmap"), ("mlock", "mlock"))]
     return ["llama.cpp " + ", ".join(parts) + " (read back from llama.cpp)"]
+
+
+def _same(key: str, got: Any, asked: Any) -> bool:
+    """Whether llama.cpp used what was asked; flash attention is asked as auto|on|off (older
+    runs: a bool) and read back as a bool, and `auto` differs from either."""
+    if key == "flash_attn":
+        return asked in (True, False, "on", "off") and got == (asked in (True, "on"))
+    return got == asked
 
 
 def device_lines(prov: dict[str, Any]) -> list[str]:

@@ -2,8 +2,8 @@
 configurations, in a documented order, each checked as `edgeagent run` would check it.
 
 Order: the product of the lists in SETTINGS order, the last setting varying fastest (as
-nested loops written in that order), so `--threads 1,2 --flash-attn 0,1` gives
-(1, 0), (1, 1), (2, 0), (2, 1). `--kv-type` sets K and V together: one list, not a product.
+nested loops written in that order), so `--threads 1,2 --flash-attn off,on` gives
+(1, off), (1, on), (2, off), (2, on). `--kv-type` sets K and V together: one list, not a product.
 A configuration llama.cpp would refuse (a quantized V cache without flash attention, n_ubatch
 above n_batch) is kept in the grid as skipped, with the reason, rather than failing the sweep.
 """
@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..config import KV_CACHE_TYPES, load_config
+from ..engine import flash_attn_mode
 from ..errors import ConfigError, UserError
 
 # the swept settings, in expansion order (the flag is the key with dashes)
@@ -48,19 +49,31 @@ class Configuration:
             if key == "kv_type":
                 continue
             if key in d:
-                value = d[key]
-                text = str(int(value)) if isinstance(value, bool) else str(value)
-                parts.append(f"{SHORT[key]}={text}")
+                parts.append(f"{SHORT[key]}={label_value(d[key])}")
         if "type_k" in d and d.get("type_k") == d.get("type_v"):
             parts = [p for p in parts if not p.startswith(("ctk=", "ctv="))]
             parts.append(f"kv={d['type_k']}")
         return " ".join(parts) or "defaults"
 
 
+def label_value(value: Any) -> str:
+    """A setting as llama-bench writes it: 1/0 for on/off (fa=1), anything else as is."""
+    if isinstance(value, bool):
+        return str(int(value))
+    return {"on": "1", "off": "0"}.get(value, str(value)) if isinstance(value, str) else (
+        str(value))
+
+
 def _parse_one(key: str, text: str) -> Any:
     flag = "--" + key.replace("_", "-")
     text = text.strip()
-    if key in ("flash_attn", "mlock", "mmap"):
+    if key == "flash_attn":
+        mode = flash_attn_mode(text)
+        if mode is None:
+            raise UserError(f"{flag}: expected a comma list of auto, on and off (1/0), "
+                            f"got {text!r}")
+        return mode
+    if key in ("mlock", "mmap"):
         if text.lower() not in _ON_OFF:
             raise UserError(f"{flag}: expected a comma list of 1 and 0 (on/off), got {text!r}")
         return _ON_OFF[text.lower()]

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UserError
+from .grid import label_value
 from .table import COLUMNS, Cell, Row, SweepTable
 
 FORMATS = ("text", "md", "json", "csv", "html")
@@ -68,7 +69,7 @@ def _reasons(t: SweepTable) -> list[str]:
 
 
 def _plain(value: Any) -> str:
-    return str(int(value)) if isinstance(value, bool) else str(value)
+    return label_value(value)
 
 
 def _plan_lines(t: SweepTable) -> list[str]:

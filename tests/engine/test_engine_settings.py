@@ -89,10 +89,12 @@ def test_a_run_records_its_settings_peak_rss_and_largest_kv_cache(
     (run_dir,) = [p for p in tmp_path.iterdir() if p.is_dir()]
     prov = json.loads((run_dir / "provenance.json").read_text())
     asked = {"threads": 1, "threads_batch": 2, "n_batch": 256, "n_ubatch": 128,
-             "flash_attn": True, "type_k": "q8_0", "type_v": "q8_0"}
+             "flash_attn": "on", "type_k": "q8_0", "type_v": "q8_0"}
     for key, value in asked.items():
         assert prov["model"]["settings"][key] == value, key
-        assert prov["model"]["settings_read_back"][key] == value, key
+        # flash attention is read back as whether the context uses it
+        used = True if key == "flash_attn" else value
+        assert prov["model"]["settings_read_back"][key] == used, key
         assert prov["config"][key] == value, key
     db = open_run_db(run_dir)
     try:
@@ -112,8 +114,31 @@ def test_a_run_records_its_settings_peak_rss_and_largest_kv_cache(
     assert shown and float(shown.group(1)) == pytest.approx(run["peak_rss_bytes"] / 1e6, 0.01)
 
 
+def test_flash_attention_auto_is_the_default_and_resolved_by_llama_cpp(
+    tiny_kv_model_path: Path
+) -> None:
+    """Unset, flash attention is llama.cpp's `auto`; on the CPU backend llama.cpp resolves it
+    to enabled, and the read-back records what it became; `off` still turns it off."""
+    config = load_config(None, {"model": str(tiny_kv_model_path), "n_ctx": 1024})
+    assert config.flash_attn == "auto"
+    for mode, used in (("auto", True), ("off", False)):
+        settings = load_config(None, {"model": str(tiny_kv_model_path), "n_ctx": 1024,
+                                      "flash_attn": mode}).engine_settings()
+        engine = llamacpp_engine(tiny_kv_model_path, settings)
+        try:
+            prov = engine.provenance()
+        finally:
+            engine.close()
+        assert prov["settings"]["flash_attn"] == mode
+        assert prov["settings_read_back"]["flash_attn"] is used, prov["settings_read_back"]
+    # configs written before `auto` (flash_attn: true/false) still load, as on/off
+    assert load_config(None, {"flash_attn": False}).flash_attn == "off"
+    with pytest.raises(ConfigError, match="must be one of auto, on, off"):
+        load_config(None, {"flash_attn": "sometimes"})
+
+
 @pytest.mark.parametrize(("flags", "says"), [
-    (("--kv-type", "q8_0"), "needs flash attention"),
+    (("--kv-type", "q8_0", "--flash-attn", "off"), "needs flash attention"),
     (("--type-v", "q4_0", "--flash-attn", "0"), "needs flash attention"),
     (("--n-batch", "128", "--n-ubatch", "256"), "'n_ubatch' (256) is larger than n_batch"),
     (("--n-batch", "0"), "'n_batch' must be at least 1"),

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from paths import ROOT
 
 from edgeagent.cli import main as cli_main
@@ -169,3 +170,56 @@ def test_in_process_repeats_alternate_with_llama_server(
     assert smoke["target_ratio"] == 0.95
     assert smoke["target_met"] == (smoke["token_counts_equal_every_repeat"] and ratio <= 0.95)
     assert smoke["turns"]["where_the_time_goes_ms_p50"]["in_process_sampling"] is not None
+
+
+@pytest.mark.skipif(SERVER is None, reason=f"no llama-server built for this llama-cpp-python; "
+                    f"build one with `{BUILD_COMMAND}`")
+def test_long_mode_runs_mlperf_settings_against_the_reference_server(
+    tiny_tools_long_model_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--long` on a short cut: both sides replay with --mlperf, llama-server with MLPerf's
+    reference flags and nothing of ours, in ABBA order; the verdict needs both the cut's wall
+    ratio and the pooled turn-latency p50 ratio at or under 0.95, whatever the tokens."""
+    bench = _bench()
+    out = tmp_path / "bench"
+    assert bench.main(["--model", str(tiny_tools_long_model_path), "--long", "--datasets",
+                       "smoke", "--conversations", "1", "--out", str(out)]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["settings"]["llama_server"] == list(bench.REFERENCE_FLAGS)
+    smoke = summary["datasets"]["smoke"]
+    assert smoke["order"] == ["llama-server", "in_process", "in_process", "llama-server"]
+    for path in ("in_process", "llama_server"):
+        assert len(smoke[path]) == 2
+        for numbers in smoke[path]:
+            assert numbers["turns_completed"] == 4 and numbers["turns_dropped"] == 0
+            # the smoke cut has no turn MLPerf's scorer counts: its inline score is null
+            assert numbers["wall_s"] > 0 and "inline_score" in numbers
+    # the server was started with the reference flags alone: no threads, batch or FA of ours
+    config = yaml.safe_load((Path(smoke["llama_server"][0]["run_dir"]) / "config.yaml")
+                            .read_text())
+    assert config["temperature"] == 0 and config["seed"] == 42
+    assert config["max_new_tokens"] == 1024
+    log = (out / "smoke" / "llama-server.log").read_text()
+    assert "--threads" not in " ".join(bench.REFERENCE_FLAGS) and "n_threads" in log
+    # through the server, what it prefilled is its prompt minus its cache_n
+    served = smoke["llama_server"][0]
+    assert served["prefilled_tokens_per_turn_mean"] == pytest.approx(
+        served["server_prompt_minus_cache_n_per_turn_mean"], abs=0.1)
+    total = smoke["wall_s_total"]
+    assert smoke["wall_ratio_in_process_vs_server"] == pytest.approx(
+        total["in_process"] / total["llama_server"], abs=2e-3)
+    ratios = (smoke["wall_ratio_in_process_vs_server"],
+              smoke["latency_p50_ratio_in_process_vs_server"])
+    assert smoke["target_met"] == all(r <= 0.95 for r in ratios)
+    assert set(smoke["turns"]["first_divergent_turn"]) == {
+        step["task_id"] for step in _steps_of(Path(served["run_dir"]))}
+    assert len(smoke["inline_scores"]["in_process"]) == 2
+
+
+def _steps_of(run_dir: Path) -> list[dict]:
+    db = sqlite3.connect(run_dir / "run.db")
+    db.row_factory = sqlite3.Row
+    try:
+        return [dict(r) for r in db.execute("SELECT task_id, step FROM steps")]
+    finally:
+        db.close()

@@ -62,7 +62,7 @@ def test_a_single_value_is_a_one_configuration_grid(tiny_model_path: Path,
 
 @pytest.mark.parametrize(("flags", "says"), [
     (("--threads", "1,x"), "--threads: expected a comma list of integers"),
-    (("--flash-attn", "0,maybe"), "--flash-attn: expected a comma list of 1 and 0"),
+    (("--flash-attn", "0,maybe"), "--flash-attn: expected a comma list of auto, on and off"),
     (("--kv-type", "f16,q5_1"), "--kv-type: each value must be one of f16, q8_0, q4_0"),
     (("--kv-type", "f16", "--type-k", "q8_0"), "--kv-type sets K and V together"),
     (("--kv-type", "q8_0", "--flash-attn", "0"), "every configuration would be refused"),
