@@ -190,7 +190,7 @@ def edgeagent_serve(model: Path, threads: int, n_ctx: int, seed: int, out: Path,
     port = _free_port()
     cmd = [sys.executable, "-m", "edgeagent.cli", "serve", "--model", str(model),
            "--port", str(port), "--threads", str(threads), "--n-ctx", str(n_ctx),
-           "--seed", str(seed), "--out", str(out)]  # fmt: skip
+           "--seed", str(seed), "--flash-attn", "off", "--out", str(out)]  # fmt: skip
     with _server_process(cmd, port, log, "edgeagent serve", signal.SIGINT) as url:
         yield url, cmd
 
