@@ -59,9 +59,8 @@ class Configuration:
 def label_value(value: Any) -> str:
     """A setting as llama-bench writes it: 1/0 for on/off (fa=1), anything else as is."""
     if isinstance(value, bool):
-        return str(int(value))
-    return {"on": "1", "off": "0"}.get(value, str(value)) if isinstance(value, str) else (
-        str(value))
+        value = "on" if value else "off"
+    return {"on": "1", "off": "0"}.get(str(value), str(value))
 
 
 def _parse_one(key: str, text: str) -> Any:

@@ -68,15 +68,11 @@ def _reasons(t: SweepTable) -> list[str]:
     return out
 
 
-def _plain(value: Any) -> str:
-    return label_value(value)
-
-
 def _plan_lines(t: SweepTable) -> list[str]:
     plan = t.plan
     work = plan.get("workload") or {}
     what = work.get("dataset") or f"suite {work.get('suite')}"
-    grid = ", ".join(f"{k} {','.join(_plain(v) for v in vs)}" for k, vs in
+    grid = ", ".join(f"{k} {','.join(label_value(v) for v in vs)}" for k, vs in
                      (plan.get("grid") or {}).items())
     x, y = (_HEADERS[a][0] for a in t.pareto_axes)
     model = (plan.get("base") or {}).get("model") or "the default"
