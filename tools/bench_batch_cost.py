@@ -2,12 +2,15 @@
 logits at all k (as speculative verification needs), against k one-token steps.
 
     python tools/bench_batch_cost.py [--model GGUF ...] [--threads 2] [--sizes 1,2,4,8,16]
-        [--repeats 15] [--requantize Q4_0]
+        [--repeats 15] [--requantize Q4_0] [--context 400] [--flash-attn on|off]
+        [--kv-type f16|q8_0]
 
 Speculative decoding pays only where a k-token batch costs much less than k single steps
 (memory-bound decode). `--requantize TYPE` also measures a copy of the first model
 requantized with llama.cpp's own quantizer (into a temporary directory), to see whether the
-quantisation format's batched kernels change that. Output: one JSON object on stdout.
+quantisation format's batched kernels change that. `--context N` fills the cache to about N
+tokens first: at long context a one-token step reads the whole KV cache, so a batch shares
+that read (MLPerf's agentic turns run at 10-18k). Output: one JSON object on stdout.
 """
 
 from __future__ import annotations
@@ -45,17 +48,26 @@ def requantize(src: Path, dst: Path, ftype_name: str, threads: int) -> None:
         sys.exit(f"llama_model_quantize({src} -> {ftype_name}) failed with {rc}")
 
 
-def measure(model: Path, threads: int, sizes: list[int], repeats: int) -> dict[str, Any]:
+KV_TYPES = {"f16": 1, "q8_0": 8}  # ggml_type ids
+
+
+def measure(model: Path, threads: int, sizes: list[int], repeats: int,
+            cache: dict[str, Any]) -> dict[str, Any]:
     from llama_cpp import Llama
 
     from edgeagent.engine.speculative import eval_with_logits, rollback
 
-    llm = Llama(model_path=str(model), n_ctx=2048, n_batch=512, n_threads=threads,
-                n_threads_batch=threads, verbose=False)
-    context = llm.tokenize(PROMPT.encode())
+    kv = KV_TYPES[cache["kv_type"]]
+    llm = Llama(model_path=str(model), n_ctx=cache["context"] + max(sizes) + 512, n_batch=512,
+                n_threads=threads, n_threads_batch=threads, flash_attn=cache["flash_attn"],
+                type_k=kv, type_v=kv, verbose=False)
+    one = llm.tokenize(PROMPT.encode())
+    context = (one * (cache["context"] // len(one) + 1))[:max(cache["context"], 8)]
+    t0 = time.perf_counter()
     llm.eval(context)
+    fill_s = time.perf_counter() - t0
     keep = llm.n_tokens
-    filler = llm.tokenize(b" x = 1" * 40, add_bos=False)
+    filler = llm.tokenize(b" x = 1" * (max(sizes) // 4 + 10), add_bos=False)
     ms: dict[int, list[float]] = {k: [] for k in sizes}
     for _ in range(repeats):
         for k in sizes:  # interleaved, so drift in machine load spreads over every size
@@ -74,7 +86,8 @@ def measure(model: Path, threads: int, sizes: list[int], repeats: int) -> dict[s
             "vs_k_single_steps": round(med / (k * single), 3) if single else None,
         })
     return {"model": model.name, "size_mb": round(model.stat().st_size / 1e6, 1),
-            "context_tokens": keep, "rows": rows}
+            "context_tokens": keep, "fill_tok_s": round(keep / fill_s, 1), **cache,
+            "rows": rows}
 
 
 def main() -> int:
@@ -86,7 +99,14 @@ def main() -> int:
     parser.add_argument("--sizes", default="1,2,4,8,16")
     parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument("--requantize", default=None, metavar="TYPE")
+    parser.add_argument("--context", type=int, default=400, help="tokens in the cache first")
+    parser.add_argument("--flash-attn", choices=("on", "off"), default="off")
+    parser.add_argument("--kv-type", choices=tuple(KV_TYPES), default="f16")
     args = parser.parse_args()
+    if args.kv_type != "f16" and args.flash_attn == "off":
+        parser.error(f"--kv-type {args.kv_type}: a quantized V cache needs --flash-attn on")
+    cache = {"context": args.context, "flash_attn": args.flash_attn == "on",
+             "kv_type": args.kv_type}
     sizes = sorted({int(s) for s in args.sizes.split(",")} | {1})
     models = args.model or [resolve_model(DEFAULT_MODEL, progress=False).path]
     results = []
@@ -96,7 +116,7 @@ def main() -> int:
             requantize(models[0], dst, args.requantize, args.threads)
             models = [*models, dst]
         for model in models:
-            results.append(measure(model, args.threads, sizes, args.repeats))
+            results.append(measure(model, args.threads, sizes, args.repeats, cache))
     print(json.dumps({
         "bench": "batch_cost", "threads": args.threads, "repeats": args.repeats,
         "machine": platform.processor() or platform.machine(), "cpus": os.cpu_count(),

@@ -14,8 +14,10 @@ from .common import METER_KEYS, StopFlag, add_meter_flags
 # settings every run of a sweep shares (config keys; the flags are their dashed forms)
 BASE_KEYS = ("model", "n_ctx", "seed", "max_new_tokens", "max_steps", "grammar", *METER_KEYS)
 # what --resume takes from sweep.json, so not from the command line
-_PLAN_FLAGS = ("dataset", "suite", "tasks", "conversations", "inject_tool_delay", "repeats",
-               *BASE_KEYS)
+_PLAN_FLAGS = ("dataset", "suite", "tasks", "conversations", "inject_tool_delay", "mlperf",
+               "repeats", *BASE_KEYS)
+# what `replay --mlperf` fixes itself (its preset would refuse another value)
+_MLPERF_FIXED = ("seed", "max_new_tokens", "n_ctx")
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -38,6 +40,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    help="replay: the first N conversations, or comma-separated ids")
     p.add_argument("--inject-tool-delay", action="store_true", default=None,
                    help="replay: sleep each tool row's recorded delay")
+    p.add_argument("--mlperf", action="store_true", default=None,
+                   help="replay: MLPerf Edge Agentic's run settings in every run (as `edgeagent "
+                   "replay --mlperf`: temperature 0, seed 42, 1024 new tokens, a context "
+                   "that holds the longest turn)")
     p.add_argument("--repeats", type=int, help="runs per configuration (default 1)")
     p.add_argument("--out", type=Path, default=Path("runs"),
                    help="directory that receives the sweep directory (default runs/)")
@@ -88,11 +94,17 @@ def _plan(args: argparse.Namespace):
 
     if args.suite and (args.dataset or args.conversations):
         raise UserError("give a dataset (replay) or --suite (live), not both")
+    if args.suite and args.mlperf:
+        raise UserError("--mlperf is MLPerf's replay settings: drop it or --suite")
+    fixed = [f"--{k.replace('_', '-')}" for k in _MLPERF_FIXED if getattr(args, k) is not None]
+    if args.mlperf and fixed:
+        raise UserError(f"--mlperf sets {' and '.join(fixed)} itself (MLPerf's run settings); "
+                        f"drop {' '.join(fixed)}")
     if args.suite:
         workload = suite_workload(args.suite, args.tasks)
     else:
         workload = replay_workload(args.dataset, args.conversations,
-                                   bool(args.inject_tool_delay))
+                                   bool(args.inject_tool_delay), bool(args.mlperf))
     lists = parse_lists({k: getattr(args, k) for k in SETTINGS})
     return new_plan(workload, lists, _base(args), 1 if args.repeats is None else args.repeats)
 

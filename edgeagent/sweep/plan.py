@@ -31,7 +31,9 @@ class SweepPlan:
 
 
 def replay_workload(dataset: Path | None, conversations: str | None,
-                    inject_tool_delay: bool = False) -> Workload:
+                    inject_tool_delay: bool = False, mlperf: bool = False) -> Workload:
+    """`mlperf`: every run replays with MLPerf Edge Agentic's run settings (`replay
+    --mlperf`), so a sweep over MLPerf's turns measures what its performance phase runs."""
     from ..models import file_sha256
     from ..replay import load_dataset, select_conversations
     from ..run import default_dataset
@@ -43,9 +45,11 @@ def replay_workload(dataset: Path | None, conversations: str | None,
         args += ["--conversations", conversations]
     if inject_tool_delay:
         args.append("--inject-tool-delay")
+    if mlperf:
+        args.append("--mlperf")
     return Workload("replay", tuple(args), sum(c.assistant_turns for c in chosen),
                     {"dataset": str(path.resolve()), "dataset_sha256": file_sha256(path),
-                     "conversations": conversations,
+                     "conversations": conversations, "mlperf": mlperf,
                      "conversation_ids": [c.id for c in chosen]})
 
 
