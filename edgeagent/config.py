@@ -70,8 +70,9 @@ class RunConfig:
     n_batch: int = 512  # logical batch: prompt tokens submitted per llama_decode
     # physical batch: tokens computed at once, at most n_batch; None: 512 or n_batch if less
     n_ubatch: int | None = None
-    # auto | on | off (true/false as on/off); auto: llama.cpp enables it where the backend
-    # has it, as its C API and llama-server do (MLPerf's reference command leaves it so)
+    # auto | on | off (true/false as on/off); auto: off where the model runs on the CPU with
+    # an f16 V cache (llama.cpp's CPU kernel measured slower), else llama.cpp's own choice
+    # (on where the backend has it, as its C API and llama-server default to)
     flash_attn: str = "auto"
     type_k: str = "f16"  # KV cache types: f16, q8_0, q4_0 (a quantized V needs flash_attn)
     type_v: str = "f16"
@@ -287,6 +288,12 @@ def _check_agent(config: RunConfig, origin: dict[str, str]) -> None:
 def _check_spec(config: RunConfig, where: str) -> None:
     parse_spec(config.spec, ngram=config.spec_ngram, max_draft=config.spec_max_draft,
                where=where)
+    if config.spec != "off" and config.endpoint:
+        raise ConfigError(
+            f"{where}: speculative decoding runs in the in-process engine, but the endpoint "
+            f"{config.endpoint} decodes this run; drop spec (the server may have its own, "
+            "e.g. llama-server --model-draft) or endpoint"
+        )
     if config.spec != "off" and config.temperature != 0:
         raise ConfigError(
             f"{where}: key 'spec' needs greedy decoding (drafts are verified against the "

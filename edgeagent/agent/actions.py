@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..engine.base import Grammar
+from ..json_scan import first_json_value
 from ..sandbox.tools import ToolSpec
 
 
@@ -80,26 +81,13 @@ def action_constraint(specs: Sequence[ToolSpec]) -> Grammar:
     return Grammar(action_grammar(specs), action_schema(specs))
 
 
-def _first_json_object(text: str) -> Any:
-    decoder = json.JSONDecoder()
-    start = text.find("{")
-    while start != -1:
-        try:
-            value, _ = decoder.raw_decode(text, start)
-            return value
-        except (json.JSONDecodeError, RecursionError):  # nesting past the interpreter's limit
-            start = text.find("{", start + 1)
-    raise ValueError("no JSON object found")
-
-
 def parse_action(text: str, specs: Sequence[ToolSpec]) -> Action | FormatError:
     names = {spec.name for spec in specs}
     try:
         value = json.loads(text)
     except (json.JSONDecodeError, RecursionError):  # a model can emit "[[[[..." for ever
-        try:
-            value = _first_json_object(text)
-        except ValueError:
+        value = first_json_value(text)
+        if value is None:
             return FormatError(
                 'reply with one JSON object: {"name": TOOL, "arguments": {...}}; '
                 "no JSON object was found"

@@ -127,8 +127,9 @@ def add_engine_flags(p: argparse.ArgumentParser, *, n_ctx_default: str = "",
                    help="physical batch: tokens computed at once, at most --n-batch (512, or "
                    "--n-batch if smaller)")
     g.add_argument("--flash-attn", type=flash_attn_value, metavar="auto|on|off",
-                   help="flash attention (default auto: llama.cpp enables it where the "
-                   "backend has it; 1/0 are on/off)")
+                   help="flash attention (default auto: off on the CPU, where llama.cpp's "
+                   "kernel measured slower; llama.cpp's own choice on a GPU or with a "
+                   "quantized V cache; 1/0 are on/off)")
     g.add_argument("--kv-type", choices=KV_CACHE_TYPES,
                    help="KV cache type for both K and V (a quantized V needs flash attention "
                    "auto or on)")

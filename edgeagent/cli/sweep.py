@@ -60,7 +60,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--n-batch", metavar="N,..", help="logical batch")
     g.add_argument("--n-ubatch", metavar="N,..", help="physical batch")
     g.add_argument("--flash-attn", metavar="auto,on,off",
-                   help="flash attention: auto (llama.cpp decides per backend), on, off (1/0)")
+                   help="flash attention: auto (off on the CPU, llama.cpp's choice on a GPU), "
+                   "on, off (1/0)")
     g.add_argument("--kv-type", metavar="f16,q8_0",
                    help=f"K and V cache type together ({', '.join(KV_CACHE_TYPES)})")
     g.add_argument("--type-k", metavar="TYPE,..", help="K cache type")

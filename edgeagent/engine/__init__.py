@@ -19,7 +19,7 @@ __all__, __getattr__ = lazy_exports(__name__, {
     "llamacpp_ops": ("evaluate_after_prefix", "truncate_head_tail"),
     "llamacpp_settings": ("FLASH_ATTN_MODES", "GGML_TYPES", "EngineSettings", "SpecSettings",
                           "flash_attn_mode", "kv_bytes_per_token", "parse_spec", "read_back",
-                          "row_bytes"),
+                          "resolve_flash_attn", "row_bytes"),
     "threads": ("DEFAULT_POLICY", "POLICIES", "POLICY_ENV", "ThreadPolicy",
                 "apply_thread_policy", "default_threads", "policy_named"),
     "tool_format": ("FAMILIES", "ParsedCalls", "call_id", "detect_family",

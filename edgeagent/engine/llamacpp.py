@@ -41,7 +41,13 @@ from .chat_template import CHATML_TEMPLATE, ChatTemplate
 from .forced import ForcedTokenProbe, GrammarProbe
 from .greedy import GreedyChooser, StartAllowed, TokenLog
 from .llamacpp_ops import TokenText, eval_tokens, evaluate_after_prefix, truncate_head_tail
-from .llamacpp_settings import GGML_TYPES, EngineSettings, kv_bytes_per_token, read_back
+from .llamacpp_settings import (
+    GGML_TYPES,
+    EngineSettings,
+    kv_bytes_per_token,
+    read_back,
+    resolve_flash_attn,
+)
 from .speculative import Speculator, build_speculator, decode_speculative
 from .threads import apply_thread_policy
 from .tool_format import detect_family, parse_tool_calls, single_token_markers
@@ -216,13 +222,15 @@ class LlamaCppEngine:
 
     def _load(self, s: EngineSettings) -> Any:
         """The model and its context, as llama_cpp.Llama makes them from the settings."""
+        on_gpu = s.gpu_layers != 0 and bool(self.llama_cpp.llama_supports_gpu_offload())
+        flash = resolve_flash_attn(s.flash_attn, on_gpu, s.type_v)
         try:
-            with _flash_attn_type(self.llama_cpp, s.flash_attn):
-                return self._llama(s)
+            with _flash_attn_type(self.llama_cpp, flash):
+                return self._llama(s, flash)
         except (ValueError, RuntimeError, OSError) as exc:
             raise _load_error(self.model_path, exc) from exc
 
-    def _llama(self, s: EngineSettings) -> Any:
+    def _llama(self, s: EngineSettings, flash: str) -> Any:
         return self.llama_cpp.Llama(
             model_path=str(self.model_path),
             n_ctx=s.n_ctx,
@@ -231,7 +239,7 @@ class LlamaCppEngine:
             n_gpu_layers=s.gpu_layers,
             n_batch=s.n_batch,
             n_ubatch=s.n_ubatch,
-            flash_attn=s.flash_attn == "on",
+            flash_attn=flash == "on",
             type_k=GGML_TYPES[s.type_k],
             type_v=GGML_TYPES[s.type_v],
             use_mlock=s.mlock,

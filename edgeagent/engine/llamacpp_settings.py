@@ -27,11 +27,24 @@ GGML_TYPES = {"f16": 1, "q8_0": 8, "q4_0": 2}
 _BLOCKS = {"f16": (2, 1), "q8_0": (34, 32), "q4_0": (18, 32)}
 # flash attention as llama.cpp takes it (llama_flash_attn_type): auto lets llama.cpp enable it
 # where the backend holding each layer has the op (the CPU does), as its C API, llama-server
-# and MLPerf's reference command do by default
+# and MLPerf's reference command do by default; edgeagent's `auto` is that choice except on
+# the CPU, where it is off (resolve_flash_attn)
 FLASH_ATTN_MODES = ("auto", "on", "off")
 _FLASH_WORDS = {"auto": "auto", "1": "on", "on": "on", "true": "on", "yes": "on",
                 "enabled": "on", "0": "off", "off": "off", "false": "off", "no": "off",
                 "disabled": "off"}
+
+
+def resolve_flash_attn(mode: str, on_gpu: bool, type_v: str) -> str:
+    """What flash-attention mode llama.cpp is handed for edgeagent's `mode`. `auto` is
+    llama.cpp's own choice (on wherever the backend has the op) except where every layer
+    runs on the CPU with an f16 V cache: there it is off, because llama.cpp's CPU kernel
+    measured slower on both phases (MLPerf's long turns on the 2-vCPU EPYC host: 22% more
+    wall, decode 8.2 against 15.3 tok/s past 14k tokens; docs/results/long-turns.md). A
+    quantized V cache needs the op, so it keeps llama.cpp's choice."""
+    if mode != "auto" or on_gpu or type_v != "f16":
+        return mode
+    return "off"
 
 
 def flash_attn_mode(value: object) -> str | None:

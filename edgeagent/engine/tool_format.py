@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from ..json_scan import LENIENT, first_json_value
 from .base import Grammar, ToolCall
 
 FAMILIES = ("hermes", "llama3", "mistral")
@@ -170,20 +171,12 @@ class ParsedCalls:
 
 
 # control characters inside strings are accepted: llama.cpp's JSON grammar lets them through
-_DECODER = json.JSONDecoder(strict=False)
+_DECODER = LENIENT
 
 
 def _object(text: str) -> Any:
     """The first JSON value that starts at a `{` or `[` in text, or None."""
-    decoder = _DECODER
-    for i, ch in enumerate(text):
-        if ch in "{[":
-            try:
-                value, _ = decoder.raw_decode(text, i)
-                return value
-            except (json.JSONDecodeError, RecursionError):
-                continue
-    return None
+    return first_json_value(text, "{[", LENIENT)
 
 
 def _hermes_blocks(text: str) -> tuple[list[Any], str]:

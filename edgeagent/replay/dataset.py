@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..engine import ToolCall  # a row's calls: `arguments` the JSON text as the file has it
 from ..errors import UserError
 
 ROLES = ("user", "assistant", "tool")
@@ -24,21 +25,6 @@ ROLES = ("user", "assistant", "tool")
 
 class DatasetError(UserError):
     """A dataset file that does not follow the MLPerf agentic schema."""
-
-
-@dataclass(frozen=True)
-class ToolCall:
-    id: str
-    name: str
-    arguments: str  # the JSON text exactly as written in the file
-
-    @property
-    def args(self) -> dict[str, Any]:
-        return json.loads(self.arguments)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "type": "function",
-                "function": {"name": self.name, "arguments": self.arguments}}
 
 
 @dataclass(frozen=True)
@@ -78,7 +64,7 @@ class Row:
         if self.reasoning_content is not None:
             out["reasoning_content"] = self.reasoning_content
         if self.tool_calls is not None:
-            out["tool_calls"] = [c.to_json() for c in self.tool_calls]
+            out["tool_calls"] = [c.wire_form() for c in self.tool_calls]
         if self.tool_results is not None:
             out["tool_results"] = [r.to_json() for r in self.tool_results]
         if self.delay_seconds is not None:

@@ -35,7 +35,6 @@ from typing import Any, Protocol
 from ..agent.actions import action_constraint, action_fields, parse_action
 from ..agent.native import native_action
 from ..engine.base import ContextOverflow, Engine, EngineError, Grammar, Message, TurnTimeout
-from ..engine.base import ToolCall as NativeCall
 from ..engine.tool_format import tool_call_grammar
 from ..events import EventSink, TaskStarted, step_record
 from ..sandbox.tools import ToolResult as SandboxResult
@@ -177,9 +176,7 @@ def native_messages(row: Row) -> list[Message]:
         return [Message("tool", r.content, tool_call_id=r.tool_call_id)
                 for r in row.tool_results or ()]
     if row.role == "assistant":
-        calls = None if row.tool_calls is None else tuple(
-            NativeCall(c.id, c.name, c.arguments) for c in row.tool_calls)
-        return [Message("assistant", row.content, tool_calls=calls,
+        return [Message("assistant", row.content, tool_calls=row.tool_calls,
                         reasoning_content=row.reasoning_content)]
     return [Message(row.role, row.content or "")]
 

@@ -37,6 +37,8 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from ..json_scan import json_values
+
 Calls = Iterable[tuple[str, Mapping[str, Any]]]
 
 # MLPerf's executable table: executable basename -> action; names not listed are ignored
@@ -174,24 +176,16 @@ def parse_generated_calls(text: str) -> list[tuple[str, dict[str, Any]]]:
     """Tool calls in generated text: every top-level JSON object with a `name`, whether bare
     (our grammar's format), in Qwen's `<tool_call>` tags or in a fenced block; `arguments`
     may be an object or an OpenAI-style JSON string."""
-    decoder = json.JSONDecoder()
     calls: list[tuple[str, dict[str, Any]]] = []
-    i = text.find("{")
-    while i != -1:
-        try:
-            value, end = decoder.raw_decode(text, i)
-        except json.JSONDecodeError:
-            i = text.find("{", i + 1)
-            continue
+    for value, _, _ in json_values(text):
         if isinstance(value, dict) and isinstance(value.get("name"), str):
             args = value.get("arguments", value.get("parameters", {}))
             if isinstance(args, str):
                 try:
                     args = json.loads(args)
-                except json.JSONDecodeError:
+                except (json.JSONDecodeError, RecursionError):  # a string may nest too deep
                     args = {}
             calls.append((value["name"], args if isinstance(args, dict) else {}))
-        i = text.find("{", end)
     return calls
 
 

@@ -16,6 +16,7 @@ import pytest
 from edgeagent import cli
 from edgeagent.config import load_config
 from edgeagent.engine.build import llamacpp_engine
+from edgeagent.engine.llamacpp_settings import resolve_flash_attn
 from edgeagent.errors import ConfigError
 from edgeagent.results.store import open_run_db
 
@@ -114,23 +115,30 @@ def test_a_run_records_its_settings_peak_rss_and_largest_kv_cache(
     assert shown and float(shown.group(1)) == pytest.approx(run["peak_rss_bytes"] / 1e6, 0.01)
 
 
-def test_flash_attention_auto_is_the_default_and_resolved_by_llama_cpp(
+def test_flash_attention_auto_is_the_default_off_on_the_cpu_and_llama_cpps_elsewhere(
     tiny_kv_model_path: Path
 ) -> None:
-    """Unset, flash attention is llama.cpp's `auto`; on the CPU backend llama.cpp resolves it
-    to enabled, and the read-back records what it became; `off` still turns it off."""
+    """Unset, flash attention is `auto`: off where every layer runs on the CPU with an f16 V
+    cache (llama.cpp's CPU kernel measured slower, docs/results/long-turns.md); with a
+    quantized V cache, which needs the op, llama.cpp's own `auto` (it turns it on). The
+    read-back records what the context computes with; `on` and `off` are as asked."""
     config = load_config(None, {"model": str(tiny_kv_model_path), "n_ctx": 1024})
     assert config.flash_attn == "auto"
-    for mode, used in (("auto", True), ("off", False)):
+    for mode, kv, used in (("auto", "f16", False), ("auto", "q8_0", True),
+                           ("on", "f16", True), ("off", "f16", False)):
         settings = load_config(None, {"model": str(tiny_kv_model_path), "n_ctx": 1024,
-                                      "flash_attn": mode}).engine_settings()
+                                      "flash_attn": mode, "type_k": kv, "type_v": kv}
+                               ).engine_settings()
         engine = llamacpp_engine(tiny_kv_model_path, settings)
         try:
             prov = engine.provenance()
         finally:
             engine.close()
         assert prov["settings"]["flash_attn"] == mode
-        assert prov["settings_read_back"]["flash_attn"] is used, prov["settings_read_back"]
+        assert prov["settings_read_back"]["flash_attn"] is used, (mode, kv, prov)
+    # where layers are offloaded to a GPU, `auto` is llama.cpp's own choice
+    assert resolve_flash_attn("auto", on_gpu=True, type_v="f16") == "auto"
+    assert resolve_flash_attn("on", on_gpu=False, type_v="f16") == "on"
     # configs written before `auto` (flash_attn: true/false) still load, as on/off
     assert load_config(None, {"flash_attn": False}).flash_attn == "off"
     with pytest.raises(ConfigError, match="must be one of auto, on, off"):

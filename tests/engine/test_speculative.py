@@ -252,6 +252,9 @@ def test_config_keys_are_checked(tmp_path: Path) -> None:
         load_config(path)
     with pytest.raises(ConfigError, match="'spec'.*temperature"):
         load_config(None, {"spec": "prompt-lookup", "temperature": 0.7})
+    # a server decodes an endpoint's run: a speculative setting would be silently ignored
+    with pytest.raises(ConfigError, match="spec: speculative decoding runs in the in-process"):
+        load_config(None, {"spec": "prompt-lookup", "endpoint": "http://127.0.0.1:8080/v1"})
 
 
 # ------------------------------------------------------------------------ through the CLI

@@ -213,6 +213,17 @@ def test_generated_calls_are_parsed_in_every_format() -> None:
     assert parse_generated_calls("no call here {") == []
 
 
+def test_generated_calls_survive_nesting_past_the_recursion_limit() -> None:
+    """A generation of "[[[[..." inside an object (a model can emit it for a whole turn) is
+    skipped like any text that does not decode; a call after it is still found."""
+    deep = '{"name": "x", "arguments": ' + "[" * 100_000
+    call = '{"name": "run", "arguments": {"command": "ls"}}'
+    assert parse_generated_calls(deep) == []
+    assert parse_generated_calls(deep + " " + call) == [("run", {"command": "ls"})]
+    nested_args = '{"name": "run", "arguments": "' + "[" * 100_000 + '"}'
+    assert parse_generated_calls(nested_args) == [("run", {})]
+
+
 @pytest.mark.skipif(not DATASET.is_file(), reason="MLPerf v6.1 dataset not present")
 def test_recorded_ground_truth_scores_itself_on_the_real_dataset() -> None:
     """Every assistant turn of the dataset scored against itself: 1.0 where MLPerf scores it,

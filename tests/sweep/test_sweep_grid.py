@@ -68,6 +68,8 @@ def test_a_single_value_is_a_one_configuration_grid(tiny_model_path: Path,
     (("--kv-type", "q8_0", "--flash-attn", "0"), "every configuration would be refused"),
     (("--repeats", "0"), "--repeats must be at least 1"),
     (("--n-ctx", "100"), "'n_ctx' must be at least 512"),
+    (("--mlperf", "--seed", "3"), "--mlperf sets --seed itself"),
+    (("--mlperf", "--suite", "smoke"), "--mlperf is MLPerf's replay settings"),
 ])
 def test_bad_lists_are_one_line_and_exit_2(tiny_model_path: Path, tmp_path: Path,
                                            capsys: pytest.CaptureFixture[str],
@@ -76,6 +78,24 @@ def test_bad_lists_are_one_line_and_exit_2(tiny_model_path: Path, tmp_path: Path
     err = capsys.readouterr().err
     assert code == 2 and len(err.strip().splitlines()) == 1 and says in err, err
     assert not list(tmp_path.iterdir())  # nothing was started
+
+
+def test_mlperf_reaches_every_replay_child(tiny_model_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """`sweep --mlperf`: each child replays with `--mlperf` (MLPerf's run settings) and only
+    the swept settings beside it, so the preset has nothing to refuse."""
+    from edgeagent.cli.main import build_parser
+
+    rows = _dry_run(capsys, tiny_model_path, "--mlperf", "--n-ubatch", "256,512")
+    assert rows == ["c01  ub=256", "c02  ub=512"]
+    cli.main(["sweep", "--model", str(tiny_model_path), "--mlperf", "--n-ubatch", "256",
+              "--dry-run"])
+    first = next(line for line in capsys.readouterr().out.splitlines()
+                 if line.startswith("first run:"))
+    argv = first.removeprefix("first run: edgeagent ").split()
+    assert argv[0] == "replay" and "--mlperf" in argv
+    assert "--seed" not in argv and "--max-new-tokens" not in argv and "--n-ctx" not in argv
+    assert build_parser().parse_args(argv).mlperf is True
 
 
 def test_a_switch_in_the_shared_settings_reaches_the_children_as_a_bare_flag() -> None:
