@@ -68,6 +68,7 @@ import contextlib
 import importlib.metadata
 import io
 import json
+import re
 import signal
 import socket
 import sqlite3
@@ -471,15 +472,15 @@ def long_result(abba: dict, out: Path) -> dict:
     }
 
 
-def _server_threads(log: Path) -> str | None:
+def _server_threads(log: Path) -> int | None:
     """The threads llama-server chose by its own default, as its log says ("llama threadpool
     init, n_threads = 2")."""
     try:
         text = log.read_text(errors="replace")
     except OSError:
         return None
-    line = next((x for x in text.splitlines() if "n_threads =" in x), None)
-    return line.strip() if line else None
+    found = re.search(r"threadpool init, n_threads = (\d+)", text)
+    return int(found.group(1)) if found else None
 
 
 def _serve_result(serve_dir: Path, own_dir: Path, server_dir: Path) -> dict:

@@ -201,7 +201,7 @@ def test_long_mode_runs_mlperf_settings_against_the_reference_server(
     assert config["max_new_tokens"] == 1024
     log = (out / "smoke" / "llama-server.log").read_text()
     assert "--threads" not in " ".join(bench.REFERENCE_FLAGS) and "n_threads" in log
-    assert "n_threads =" in smoke["server_threads"]  # the count it chose, from its log
+    assert smoke["server_threads"] >= 1  # the count it chose, read from its log
     # through the server, what it prefilled is its prompt minus its cache_n
     served = smoke["llama_server"][0]
     assert served["prefilled_tokens_per_turn_mean"] == pytest.approx(
