@@ -48,16 +48,14 @@ def requantize(src: Path, dst: Path, ftype_name: str, threads: int) -> None:
         sys.exit(f"llama_model_quantize({src} -> {ftype_name}) failed with {rc}")
 
 
-KV_TYPES = {"f16": 1, "q8_0": 8}  # ggml_type ids
-
-
 def measure(model: Path, threads: int, sizes: list[int], repeats: int,
             cache: dict[str, Any]) -> dict[str, Any]:
     from llama_cpp import Llama
 
+    from edgeagent.engine import GGML_TYPES
     from edgeagent.engine.speculative import eval_with_logits, rollback
 
-    kv = KV_TYPES[cache["kv_type"]]
+    kv = GGML_TYPES[cache["kv_type"]]
     llm = Llama(model_path=str(model), n_ctx=cache["context"] + max(sizes) + 512, n_batch=512,
                 n_threads=threads, n_threads_batch=threads, flash_attn=cache["flash_attn"],
                 type_k=kv, type_v=kv, verbose=False)
@@ -91,6 +89,7 @@ def measure(model: Path, threads: int, sizes: list[int], repeats: int,
 
 
 def main() -> int:
+    from edgeagent.engine import GGML_TYPES
     from edgeagent.models import DEFAULT_MODEL, resolve_model
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -101,7 +100,7 @@ def main() -> int:
     parser.add_argument("--requantize", default=None, metavar="TYPE")
     parser.add_argument("--context", type=int, default=400, help="tokens in the cache first")
     parser.add_argument("--flash-attn", choices=("on", "off"), default="off")
-    parser.add_argument("--kv-type", choices=tuple(KV_TYPES), default="f16")
+    parser.add_argument("--kv-type", choices=tuple(GGML_TYPES), default="f16")
     args = parser.parse_args()
     if args.kv_type != "f16" and args.flash_attn == "off":
         parser.error(f"--kv-type {args.kv_type}: a quantized V cache needs --flash-attn on")

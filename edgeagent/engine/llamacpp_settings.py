@@ -39,7 +39,7 @@ def resolve_flash_attn(mode: str, on_gpu: bool, type_v: str) -> str:
     """What flash-attention mode llama.cpp is handed for edgeagent's `mode`. `auto` is
     llama.cpp's own choice (on wherever the backend has the op) except where every layer
     runs on the CPU with an f16 V cache: there it is off, because llama.cpp's CPU kernel
-    measured slower on both phases (MLPerf's long turns on the 2-vCPU EPYC host: 22% more
+    measured slower on both phases (MLPerf's long turns on the 2-vCPU EPYC host: 28% more
     wall, decode 8.2 against 15.3 tok/s past 14k tokens; docs/results/long-turns.md). A
     quantized V cache needs the op, so it keeps llama.cpp's choice."""
     if mode != "auto" or on_gpu or type_v != "f16":

@@ -170,10 +170,6 @@ class ParsedCalls:
     error: str | None = None
 
 
-# control characters inside strings are accepted: llama.cpp's JSON grammar lets them through
-_DECODER = LENIENT
-
-
 def _object(text: str) -> Any:
     """The first JSON value that starts at a `{` or `[` in text, or None."""
     return first_json_value(text, "{[", LENIENT)
@@ -195,7 +191,7 @@ def _hermes_blocks(text: str) -> tuple[list[Any], str]:
         value = None
         i = body + len(text[body:]) - len(text[body:].lstrip())
         try:
-            value, end = _DECODER.raw_decode(text, i)
+            value, end = LENIENT.raw_decode(text, i)
         except (json.JSONDecodeError, RecursionError):
             end = len(text)
         found.append(value)
@@ -216,7 +212,7 @@ def _call(value: Any, n: int, args_keys: tuple[str, ...]) -> ToolCall | str:
     args = next((value[k] for k in args_keys if k in value), {})
     if isinstance(args, str):  # some models write the arguments as a JSON string
         try:
-            args = _DECODER.decode(args)
+            args = LENIENT.decode(args)
         except (json.JSONDecodeError, RecursionError):
             return f"the arguments of {name} are not JSON"
     if not isinstance(args, dict):
