@@ -13,10 +13,12 @@ from typing import Any
 
 import yaml
 
-from .engine.llamacpp_settings import (
+from .agent import AgentLimits
+from .engine import (
     FLASH_ATTN_MODES,
     GGML_TYPES,
     EngineSettings,
+    SpecSettings,
     flash_attn_mode,
     parse_spec,
 )
@@ -24,8 +26,11 @@ from .errors import ConfigError
 from .models import DEFAULT_MODEL
 from .safe_yaml import NoAliasLoader
 
-# the stuck rule's length (agent/stuck.py reads it from here: a run setting's default)
-DEFAULT_STUCK_AFTER = 4
+# Each default is declared once, by the package that owns the setting: the engine's
+# (EngineSettings, SpecSettings) and the agent loop's (AgentLimits) are read from there.
+_ENGINE = EngineSettings()
+_SPEC = SpecSettings()
+_LIMITS = AgentLimits()
 
 
 @dataclass(frozen=True)
@@ -39,10 +44,10 @@ class RunConfig:
     wall_s: float | None = None
     command_timeout_s: float | None = None
     max_context_tokens: int | None = None
-    max_format_errors: int = 3
-    max_new_tokens: int = 384
-    observation_tokens: int = 1024
-    grammar: bool = True
+    max_format_errors: int = _LIMITS.max_format_errors
+    max_new_tokens: int = _LIMITS.max_new_tokens
+    observation_tokens: int = _LIMITS.observation_tokens
+    grammar: bool = _LIMITS.use_grammar
     # how tool calls are written: native (the chat template's own syntax and `tools`), text
     # (our JSON protocol in the system prompt), auto (text for a live run, the measured
     # better one; native for a replay where the template has it: agent/native.py)
@@ -50,40 +55,42 @@ class RunConfig:
     # the stuck rule (agent/stuck.py): a task ends as `stuck` when this many steps in a row
     # (the first one included) brought nothing new, every later one repeating a call already
     # made with the same outcome; 0 disables it
-    stuck_after: int = DEFAULT_STUCK_AFTER
+    stuck_after: int = _LIMITS.stuck_after
     # our loop's step 0: when the issue names one source file, the model rewrites that whole
     # file first, kept only if the visible tests pass (agent/draft.py); false: the loop alone
-    draft_first: bool = True
+    draft_first: bool = _LIMITS.draft_first
     # after a draft that fails the visible tests, up to this many repair drafts shown the
     # tests' output (agent/repair.py); 0: none (the measured default until repairs are
     # measured on core; docs/agents.md)
-    repair: int = 0
+    repair: int = _LIMITS.repair
     # which agent works the tasks (edgeagent/harness/): edgeagent (our loop), single-shot (the
     # issue and the one file it names, one answer), mini-swe-agent (the real one, its commands
     # in our sandbox), cmd (agent_cmd: any program, confined whole, our endpoint its network)
     agent: str = "edgeagent"
     agent_cmd: str | None = None
     # engine (llama.cpp's context and model settings; docs/sweep.md says what each does)
-    n_ctx: int = 8192
-    threads: int | None = None  # 0 or None: one per CPU
-    threads_batch: int | None = None  # prompt (batch) threads; None: the same as threads
-    n_batch: int = 512  # logical batch: prompt tokens submitted per llama_decode
+    n_ctx: int = _ENGINE.n_ctx
+    threads: int | None = _ENGINE.threads  # 0 or None: one per CPU
+    # prompt (batch) threads; None: the same as threads
+    threads_batch: int | None = _ENGINE.threads_batch
+    n_batch: int = _ENGINE.n_batch  # logical batch: prompt tokens submitted per llama_decode
     # physical batch: tokens computed at once, at most n_batch; None: 512 or n_batch if less
     n_ubatch: int | None = None
     # auto | on | off (true/false as on/off); auto: off where the model runs on the CPU with
     # an f16 V cache (llama.cpp's CPU kernel measured slower), else llama.cpp's own choice
     # (on where the backend has it, as its C API and llama-server default to)
-    flash_attn: str = "auto"
-    type_k: str = "f16"  # KV cache types: f16, q8_0, q4_0 (a quantized V needs flash_attn)
-    type_v: str = "f16"
-    gpu_layers: int = 0
-    mlock: bool = False  # lock the model's pages in RAM
-    mmap: bool = True  # map the GGUF instead of reading it into memory
+    flash_attn: str = _ENGINE.flash_attn
+    type_k: str = _ENGINE.type_k  # KV cache types: f16, q8_0, q4_0 (a quantized V needs flash_attn)
+    type_v: str = _ENGINE.type_v
+    gpu_layers: int = _ENGINE.gpu_layers
+    mlock: bool = _ENGINE.mlock  # lock the model's pages in RAM
+    mmap: bool = _ENGINE.mmap  # map the GGUF instead of reading it into memory
     # sampling (llama.cpp's sampler chain); temperature 0 is greedy. Replay is always greedy.
-    seed: int = 0
-    temperature: float = 0.0
-    top_p: float = 0.95  # nucleus: used only when temperature > 0
-    repeat_penalty: float = 1.0  # 1.0: off; applies to the last 64 tokens, greedy too
+    seed: int = _ENGINE.seed
+    temperature: float = _ENGINE.temperature
+    top_p: float = _ENGINE.top_p  # nucleus: used only when temperature > 0
+    # 1.0: off; applies to the last 64 tokens, greedy too
+    repeat_penalty: float = _ENGINE.repeat_penalty
     # meter
     sample_interval_s: float = 0.05  # 20 Hz; clamped to >= 1 s when the total is a battery
     power_root: str = "/"  # where sysfs is read: a copied or fixture tree for tests
@@ -98,9 +105,9 @@ class RunConfig:
     retrieval_model: str = "all-minilm-l6-v2-int8"
     retrieval_threads: int | None = None  # onnxruntime intra-op threads; None: `threads`
     # speculative decoding (greedy only): off | prompt-lookup | draft:MODEL
-    spec: str = "off"
-    spec_ngram: int = 3
-    spec_max_draft: int = 8
+    spec: str = _SPEC.mode
+    spec_ngram: int = _SPEC.ngram
+    spec_max_draft: int = _SPEC.max_draft
     # OpenAI-compatible endpoint instead of the in-process engine (edgeagent.engine.http)
     endpoint: str | None = None  # e.g. http://127.0.0.1:8080/v1
     api_key_env: str | None = None  # name of the environment variable holding the key
@@ -139,14 +146,14 @@ class RunConfig:
 
 
 _FIELDS = {f.name: f for f in dataclasses.fields(RunConfig)}
-_DEFAULT_STEPS = 20
+_DEFAULT_STEPS = _LIMITS.max_steps
 _MINIMUMS: dict[str, float] = {
     "max_steps": 1, "n_ctx": 512, "max_new_tokens": 1, "observation_tokens": 64,
     "sample_interval_s": 0.005, "power_estimate_tdp": 0.1, "spec_ngram": 1, "spec_max_draft": 1,
     "turn_timeout_s": 0.1, "n_batch": 1, "n_ubatch": 1,
 }
 KV_CACHE_TYPES = tuple(GGML_TYPES)  # f16, q8_0, q4_0
-DEFAULT_WALL_S = 600.0
+DEFAULT_WALL_S = _LIMITS.wall_s
 
 
 def _expected(name: str) -> str:

@@ -146,7 +146,7 @@ class VerdictPrinter:
 def run_verdict(run_dir: str | Path) -> tuple[list[str], int]:
     """`edgeagent check`'s lines and exit code for a finished run; a check that cannot be
     made is one line and exit code 1, never an exception (it must not fail the run)."""
-    from .results.validity import check_run, verdict_lines
+    from .results import check_run, verdict_lines
 
     try:
         verdict = check_run(run_dir)

@@ -20,8 +20,8 @@ from pathlib import Path
 import psutil
 
 from edgeagent.host_busy import HostLoad, sample_host_load
-from edgeagent.meter.device import AMX_WARNING, FLAGS_OF_INTEREST, has_amx
-from edgeagent.results.provenance import build_features
+from edgeagent.meter import AMX_WARNING, FLAGS_OF_INTEREST, has_amx
+from edgeagent.results import build_features
 
 STATUSES = ("ok", "info", "warn", "fail")
 
@@ -117,8 +117,8 @@ def render_text(findings: list[Finding]) -> str:
 
 
 def _bandwidth() -> Iterator[Finding]:
-    from edgeagent.meter.device import device_snapshot
-    from edgeagent.results.bandwidth import cache_path, measure_bandwidth, store_bandwidth
+    from edgeagent.meter import device_snapshot
+    from edgeagent.results import cache_path, measure_bandwidth, store_bandwidth
 
     bw = measure_bandwidth()
     store_bandwidth(device_snapshot(), bw)  # runs on this device record it from now on
@@ -195,7 +195,7 @@ def _llama_cpp() -> Iterator[Finding]:
 
 def _llama_server() -> Iterator[Finding]:
     """The C++ llama-server (the MLPerf reference's server) built for this llama-cpp-python."""
-    from edgeagent.engine.llama_server import (
+    from edgeagent.engine import (
         BUILD_COMMAND,
         cached_versions,
         find_llama_server,
@@ -224,7 +224,7 @@ def _llama_server() -> Iterator[Finding]:
 
 
 def _cpu() -> Iterator[Finding]:
-    from edgeagent.meter.device import cpuinfo
+    from edgeagent.meter import cpuinfo
 
     # the CPU only: the whole device snapshot would also ask git about the checkout
     yield Finding(
@@ -269,7 +269,7 @@ def busy_findings(load: HostLoad) -> list[Finding]:
 
 
 def _cpu_flags() -> frozenset[str]:
-    from edgeagent.meter.device import cpuinfo
+    from edgeagent.meter import cpuinfo
 
     return cpuinfo()[1]
 
@@ -365,7 +365,7 @@ def _power(root: Path) -> Iterator[Finding]:
 
 
 def _jetson(root: Path) -> Iterator[Finding]:
-    from edgeagent.meter.sources.jetson import board_info
+    from edgeagent.meter.sources import board_info
 
     model_file = root / "proc" / "device-tree" / "model"
     release = root / "etc" / "nv_tegra_release"

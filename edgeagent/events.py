@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from .engine.base import Generation
+    from .engine import Generation
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
-"""Shared fixtures: the tiny random-weight GGUF that keeps engine tests fast, and a directory
-outside the sandbox for escape tests."""
+"""Shared fixtures: the tiny random-weight GGUF that keeps engine tests fast, a directory
+outside the sandbox for escape tests, and the guard of the `slow` marker (slow_guard.py)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import importlib.util
 from pathlib import Path
 
 import pytest
+import slow_guard
 
 _TOOL = Path(__file__).resolve().parents[1] / "tools" / "make_tiny_model.py"
 _QWEN_TEMPLATE = Path(__file__).resolve().parent / "fixtures" / "templates" / (
@@ -20,6 +21,36 @@ def _load_make_tiny_model():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+slow_guard.install()
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    slow_guard.mark_slow_fixture_users(items)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    slow_guard.begin()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_fixture_setup(fixturedef: pytest.FixtureDef, request: pytest.FixtureRequest):
+    slow_guard.WORK.fixtures.append(fixturedef.argname)
+    try:
+        return (yield)
+    finally:
+        slow_guard.WORK.fixtures.pop()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None):
+    # checked once the fixtures are torn down, so a failure leaves nothing behind
+    result = yield
+    slow_guard.check(item)
+    return result
 
 
 @pytest.fixture(scope="session")

@@ -29,7 +29,7 @@ from edgeagent.events import (
     StepRecord,
     TaskRecord,
 )
-from edgeagent.results.store import RunStore
+from edgeagent.rundir import RunStore
 
 S = 1_000_000_000  # ns per second
 SENSOR = "hwmon:test/power1"

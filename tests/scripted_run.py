@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from edgeagent.config import load_config
-from edgeagent.results.store import open_run_db
 from edgeagent.run import execute_run
+from edgeagent.rundir import open_run_db
 
 
 def run_fix_add(tmp_path: Path, model: Path, engine: Any, **settings: object

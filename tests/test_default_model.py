@@ -38,6 +38,7 @@ def default_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return runs[0]
 
 
+@pytest.mark.slow
 def test_default_run_resolves_a_smoke_task(default_run: Path) -> None:
     db = sqlite3.connect(default_run / "run.db")
     assert db.execute("SELECT status FROM runs").fetchone()[0] == "complete"
@@ -47,6 +48,7 @@ def test_default_run_resolves_a_smoke_task(default_run: Path) -> None:
     assert sum(1 for _, outcome, _ in tasks if outcome == "resolved") >= 1
 
 
+@pytest.mark.slow
 def test_kv_cache_is_reused_and_history_never_prefilled_again(default_run: Path) -> None:
     """Within the loop's conversation every step after its first reuses the cache and no
     history is prefilled twice. A draft (step 0 when the issue names one file) is its own
@@ -67,6 +69,7 @@ def test_kv_cache_is_reused_and_history_never_prefilled_again(default_run: Path)
             assert sum(s[3] for s in loop) <= 1.1 * final_context, task_id
 
 
+@pytest.mark.slow
 def test_report_shows_outcome_tokens_and_phase_split(default_run: Path) -> None:
     proc = subprocess.run([EDGEAGENT, "report", str(default_run)],
                           capture_output=True, text=True, timeout=60)

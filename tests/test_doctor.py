@@ -48,6 +48,7 @@ def test_jetson_tree_shows_board_release_and_module_total(
     assert _find(report, "power", "nvml")["status"] == "info"
 
 
+@pytest.mark.slow
 def test_root_only_rapl_counters_are_warnings_with_the_chmod_fix(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -76,6 +77,7 @@ def test_root_only_rapl_counters_are_warnings_with_the_chmod_fix(
     assert report["status"] == "warn"
 
 
+@pytest.mark.slow
 def test_readable_rapl_tree_picks_psys_as_total(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -84,6 +86,7 @@ def test_readable_rapl_tree_picks_psys_as_total(
     assert _find(report, "power", "rapl:psys")["status"] == "ok"
 
 
+@pytest.mark.slow
 def test_native_amx_build_on_an_amx_cpu_is_a_failure_with_the_portable_fix(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -99,6 +102,7 @@ def test_native_amx_build_on_an_amx_cpu_is_a_failure_with_the_portable_fix(
     assert report["status"] == "fail"
 
 
+@pytest.mark.slow
 def test_portable_build_on_an_amx_cpu_is_fine(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -113,6 +117,7 @@ def test_build_features_parse_llama_system_info() -> None:
         "SSE3": True, "AVX": True, "AVX2": True, "AVX512": False, "LLAMAFILE": True}
 
 
+@pytest.mark.slow
 def test_text_screen_names_areas_and_counts(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -129,6 +134,7 @@ def test_bad_root_is_one_line_exit_2(capsys: pytest.CaptureFixture[str], tmp_pat
     assert err.count("\n") == 1 and "--root" in err and "not a directory" in err
 
 
+@pytest.mark.slow
 def test_bandwidth_is_measured_on_request(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -145,6 +151,7 @@ def test_bandwidth_is_measured_on_request(
                 if f["name"] == "bandwidth"]
 
 
+@pytest.mark.slow
 def test_packages_name_the_extras_that_exist(capsys: pytest.CaptureFixture[str]) -> None:
     """textual is a core dependency (there is no [tui] extra); httpx comes with [endpoint]."""
     report = _doctor_json(capsys)
@@ -167,6 +174,7 @@ def _fake_server(directory: Path) -> Path:
     return binary
 
 
+@pytest.mark.slow
 def test_llama_server_finding_absent_present_and_built_for_another_version(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -201,6 +209,7 @@ def _neighbour(code: str) -> subprocess.Popen:
     return proc
 
 
+@pytest.mark.slow
 def test_a_busy_neighbour_is_named_by_pid_with_the_fix() -> None:
     proc = _neighbour(_BUSY)
     try:
@@ -220,6 +229,7 @@ def test_a_busy_neighbour_is_named_by_pid_with_the_fix() -> None:
     assert host.name == "host load" and "CPUs busy over 0.5 s" in host.detail
 
 
+@pytest.mark.slow
 def test_a_quiet_neighbour_is_not_named(capsys: pytest.CaptureFixture[str],
                                         tmp_path: Path) -> None:
     proc = _neighbour(_IDLE)

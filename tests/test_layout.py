@@ -95,6 +95,130 @@ def test_the_check_catches_a_private_import() -> None:
     assert len(problems) == 1 and "_TokenLog" in problems[0]
 
 
+def _public_names(package: str) -> set[str]:
+    return set(importlib.import_module(package).__all__)
+
+
+def imports_around_front_doors(
+    files: list[Path], sources: dict[Path, str] | None = None
+) -> list[str]:
+    """Imports inside edgeagent that reach into another package's module, or take a name its
+    `__all__` does not state. The top-level modules (config.py, events.py, ...) are each their
+    own front door; a package's own modules may import each other directly."""
+    problems = []
+    for path in files:
+        importer_dir = _package_dir(_module_name(path)[0])
+        for line, target, names in _imports(path, (sources or {}).get(path)):
+            target_dir = _package_dir(target) if target.startswith("edgeagent.") else ""
+            if target_dir in ("", "edgeagent", importer_dir):
+                continue
+            where = f"{path.relative_to(ROOT)}:{line}: {target}"
+            if target != target_dir:
+                problems.append(f"{where}: import from {target_dir} instead")
+                continue
+            unstated = sorted(set(names) - _public_names(target_dir))
+            if unstated:
+                problems.append(f"{where}: {', '.join(unstated)} not in its __all__")
+    return problems
+
+
+def test_packages_are_entered_only_through_their_all() -> None:
+    problems = imports_around_front_doors(_python_files(PACKAGE))
+    assert problems == [], "\n".join(problems)
+
+
+def test_the_check_catches_an_import_around_the_front_door() -> None:
+    # a module of agent/ that reaches into engine/base.py, asks engine for a name it does not
+    # state, and imports its own package's module and engine's front door as it should
+    probe = PACKAGE / "agent" / "probe.py"
+    source = ("from ..engine.base import Message\nfrom ..engine import json\n"
+              "from .loop import run_agent\nfrom ..engine import ToolCall\n"
+              "import edgeagent.replay.score\n")
+    problems = imports_around_front_doors([probe], {probe: source})
+    assert len(problems) == 3, problems
+    assert "import from edgeagent.engine instead" in problems[0]
+    assert "json not in its __all__" in problems[1]
+    assert "import from edgeagent.replay instead" in problems[2]
+
+
+def _run_dir_names() -> set[str]:
+    from edgeagent.rundir import files
+
+    # the file names (the folders' names, mlperf and trajectories, are words used otherwise)
+    return {v for k, v in vars(files).items() if k.endswith("_FILE")}
+
+
+# their own SQLite files: the retrieval index, the doctor's probe of sqlite-vec
+OWN_SQLITE = {"retrieval", "doctor.py"}
+
+
+def run_dir_outside_rundir(files: list[Path], sources: dict[Path, str] | None = None
+                           ) -> list[str]:
+    """A module outside rundir/ that spells a run-directory file's name or opens SQLite."""
+    names, problems = _run_dir_names(), []
+    for path in files:
+        parts = path.relative_to(PACKAGE).parts
+        if parts[0] == "rundir":
+            continue
+        text = (sources or {}).get(path) or path.read_text(encoding="utf-8")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.Constant) and node.value in names:
+                problems.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.value!r}")
+        if parts[0] not in OWN_SQLITE and any(t == "sqlite3" for _, t, _ in
+                                              _imports(path, (sources or {}).get(path))):
+            problems.append(f"{path.relative_to(ROOT)}: imports sqlite3")
+    return problems
+
+
+def test_only_rundir_names_the_run_directorys_files_or_opens_run_db() -> None:
+    problems = run_dir_outside_rundir(_python_files(PACKAGE))
+    assert problems == [], "use edgeagent.rundir's names and readers:\n" + "\n".join(problems)
+
+
+def test_the_check_catches_a_run_db_opened_outside_rundir() -> None:
+    probe = PACKAGE / "results" / "probe.py"
+    source = 'import sqlite3\n\nDB = "run.db"\nNOTE = "config.yaml is the settings"\n'
+    problems = run_dir_outside_rundir([probe], {probe: source})
+    assert len(problems) == 2, problems
+    assert "'run.db'" in problems[0] and "imports sqlite3" in problems[1]
+
+
+def call_sites(files: list[Path], callee: str, sources: dict[Path, str] | None = None
+               ) -> list[str]:
+    """Where `callee` (a name, or `Name.attr`) is called with arguments of its own: reading
+    a stored record back (`TaskRecord(**row)`) is not building one."""
+    found = []
+    for path in files:
+        text = (sources or {}).get(path) or path.read_text(encoding="utf-8")
+        for node in ast.walk(ast.parse(text)):
+            if not isinstance(node, ast.Call):
+                continue
+            f = node.func
+            name = (f.id if isinstance(f, ast.Name) else
+                    f"{f.value.id}.{f.attr}" if isinstance(f, ast.Attribute)
+                    and isinstance(f.value, ast.Name) else "")
+            only_unpacked = not node.args and all(k.arg is None for k in node.keywords)
+            if name == callee and not only_unpacked:
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    return found
+
+
+def test_one_driver_opens_every_session_and_one_builder_makes_every_task_record() -> None:
+    files = _python_files(PACKAGE)
+    assert [s.split(":")[0] for s in call_sites(files, "RunSession.open")] == [
+        "edgeagent/run/driver.py"]
+    assert [s.split(":")[0] for s in call_sites(files, "TaskRecord")] == [
+        "edgeagent/run/task_records.py"]
+
+
+def test_the_check_counts_a_second_session_and_a_hand_built_record() -> None:
+    probe = PACKAGE / "run" / "probe.py"
+    source = ("s = RunSession.open(config, run_dir)\nr = TaskRecord(task_id='t', attempt=0)\n"
+              "kept = TaskRecord(**row)\n")
+    assert len(call_sites([probe], "RunSession.open", {probe: source})) == 1
+    assert len(call_sites([probe], "TaskRecord", {probe: source})) == 1
+
+
 def test_the_engine_imports_neither_the_agent_nor_the_sandbox() -> None:
     upward = ("edgeagent.agent", "edgeagent.sandbox", "edgeagent.run", "edgeagent.cli",
               "edgeagent.tui", "edgeagent.suite", "edgeagent.replay", "edgeagent.results")
@@ -130,6 +254,26 @@ def test_every_package_states_its_public_names(package: str) -> None:
     assert isinstance(getattr(module, "__all__", None), list), f"{package} has no __all__"
     for name in module.__all__:
         assert getattr(module, name) is not None, f"{package}.{name} does not resolve"
+
+
+def shadowed_names(package: str) -> set[str]:
+    """Public names of `package` that are also its submodules' names: once the submodule is
+    imported, the package attribute is the module, and `from package import name` returns
+    the module instead of the name (a lazy package's __getattr__ is never asked)."""
+    module = importlib.import_module(package)
+    path = getattr(module, "__path__", None)
+    if path is None:
+        return set()
+    import pkgutil
+
+    return {m.name for m in pkgutil.iter_modules(path)} & set(module.__all__)
+
+
+@pytest.mark.parametrize("package", [p for p in _packages() if p != "edgeagent.cli"])
+def test_no_public_name_is_also_a_module_of_its_package(package: str) -> None:
+    # edgeagent.cli binds `main` eagerly, after its module: `from edgeagent.cli import main`
+    # is the function there
+    assert shadowed_names(package) == set(), "rename the module (or the name)"
 
 
 def _documented_modules() -> set[str]:

@@ -32,6 +32,7 @@ def _module():  # noqa: ANN202 - the script has no .py suffix, so load it by pat
     return module
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("target", "arch"), [("jetson-orin", "87"), ("jetson-xavier", "72"), ("jetson-thor", "110")])
 def test_jetson_plans_build_cuda_for_the_boards_sm(tmp_path: Path, target: str, arch: str) -> None:
@@ -48,6 +49,7 @@ def test_jetson_plans_build_cuda_for_the_boards_sm(tmp_path: Path, target: str, 
     assert plan["steps"][2]["argv"][-1] == "edgeagent"
 
 
+@pytest.mark.slow
 def test_portable_cpu_plan_never_builds_native(tmp_path: Path) -> None:
     plan = json.loads(_run("--target", "linux-x86_64-cpu", "--out", str(tmp_path),
                            "--extras", "tui,nvml", "--dry-run").stdout)
@@ -55,6 +57,7 @@ def test_portable_cpu_plan_never_builds_native(tmp_path: Path) -> None:
     assert plan["steps"][2]["argv"][-1] == "edgeagent[tui,nvml]"
 
 
+@pytest.mark.slow
 def test_a_target_for_another_machine_is_refused_with_exit_2(tmp_path: Path) -> None:
     other = "macos-arm64-metal" if platform.system() != "Darwin" else "jetson-orin"
     proc = _run("--target", other, "--out", str(tmp_path / "w"))
@@ -63,6 +66,7 @@ def test_a_target_for_another_machine_is_refused_with_exit_2(tmp_path: Path) -> 
     assert not (tmp_path / "w").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", [["--target", "jetson-nano"], ["--extras", "tui;rm -rf"]])
 def test_bad_arguments_exit_2(tmp_path: Path, args: list[str]) -> None:
     base = ["--target", "linux-x86_64-cpu", "--out", str(tmp_path), "--dry-run"]
@@ -79,6 +83,7 @@ def test_constraints_pin_every_wheel_by_normalised_name(tmp_path: Path) -> None:
         "edgeagent==0.1.0", "llama-cpp-python==0.3.36", "pyyaml==6.0.2"]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("hadolint") is None and not (
     Path(sys.executable).parent / "hadolint").exists(), reason="hadolint not installed")
 def test_jetson_dockerfile_passes_hadolint() -> None:

@@ -36,7 +36,7 @@ import httpx  # noqa: E402
 
 from edgeagent import cli  # noqa: E402
 from edgeagent.models import DEFAULT_MODEL, resolve_model  # noqa: E402
-from edgeagent.results.store import open_run_db  # noqa: E402
+from edgeagent.rundir import open_run_db  # noqa: E402
 
 
 def _free_port() -> int:

@@ -34,7 +34,7 @@ from edgeagent.engine.llamacpp import LlamaCppEngine  # noqa: E402
 from edgeagent.engine.llamacpp_settings import EngineSettings  # noqa: E402
 from edgeagent.events import RunStarted, StepRecord  # noqa: E402
 from edgeagent.models import resolve_model  # noqa: E402
-from edgeagent.results.store import RunStore  # noqa: E402
+from edgeagent.rundir import RunStore  # noqa: E402
 from edgeagent.sandbox.tools import TOOL_SPECS  # noqa: E402
 
 CODE = '''def median(values):

@@ -18,10 +18,11 @@ from pathlib import Path
 
 TABLES = {"runs": ("run_id",), "tasks": ("task_id", "attempt"),
           "steps": ("task_id", "attempt", "step")}
-# columns that hold clock readings, durations, energy or host load: they differ between any
-# two runs of the same code, so they are not behaviour
+# columns that hold clock readings, durations, energy or host load (load_*: the CPU time other
+# processes and steal took per phase): they differ between any two runs of the same code, so
+# they are not behaviour
 CLOCK_COLUMN = re.compile(
-    r"(_ms|_ns|^wall|_wall$|energy|^cpu_|rss|temp|sample_hz|average_w|provenance|run_id"
+    r"(_ms|_ns|^wall|_wall$|energy|^cpu_|^load_|rss|temp|sample_hz|average_w|provenance|run_id"
     r"|_j$|null_reason)")
 # unittest's own timing line inside grading output
 RAN_IN = re.compile(r"(Ran \d+ tests?) in [\d.]+s")

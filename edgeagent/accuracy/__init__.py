@@ -21,10 +21,10 @@ __all__, __getattr__ = lazy_exports(__name__, {
               "SINGLE_TURN_SUBSETS", "SUITE", "SamplingPlan", "TOOL_CHOICE"),
     "rescore": ("Rescored", "rescore_run", "rescored_sample"),
     "run": ("AccuracyResult", "execute_accuracy"),
-    "samples": ("SAMPLES_FILE", "SampleResult", "read_samples"),
+    "samples": ("SampleResult", "read_samples"),
     "sampling": ("Selection", "sample_records", "sample_size", "select_records", "spread"),
     "scoring": ("Checker", "Verdict", "score_sample"),
-    "summary": ("RESULTS_FILE", "Gate", "gate", "results_document", "score_of",
+    "summary": ("Gate", "gate", "results_document", "score_of",
                 "summary_text", "write_results"),
     "text_calls": ("calls_in_text",),
 })

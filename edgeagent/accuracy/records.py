@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..engine.base import Message
+from ..engine import Message
 from ..errors import UserError
 from .bfcl import data_dir, openai_tools
 from .rules import CATEGORY_OF, SINGLE_TURN_SUBSETS

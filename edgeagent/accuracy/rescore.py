@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StoreError
+from ..rundir import PROVENANCE_FILE
 from .bfcl import AstChecker
 from .extract import scorable_calls, scored_output
 from .records import BfclRecord, load_subset
@@ -43,7 +44,7 @@ def rescored_sample(sample: SampleResult, record: BfclRecord,
 def rescore_run(run_dir: Path, *, reference: float | None = None,
             checker: Checker | None = None) -> Rescored:
     checker = checker or AstChecker()
-    path = Path(run_dir) / "provenance.json"
+    path = Path(run_dir) / PROVENANCE_FILE
     try:
         info = json.loads(path.read_text()).get("accuracy") or {}
     except (OSError, ValueError) as exc:

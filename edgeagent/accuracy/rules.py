@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 # the names `check` and `report` read too live with them in results (no import cycle)
-from ..results.accuracy_run import DATASET_NAME, MIN_SAMPLE_COUNT, SUITE  # noqa: F401
+from ..results import DATASET_NAME, MIN_SAMPLE_COUNT, SUITE  # noqa: F401
 
 # the pinned checker: a different bfcl-eval may score differently, so the run records it
 BFCL_EVAL_VERSION = "2026.3.23"

@@ -11,38 +11,37 @@ tool or not (tool_choice "auto", no grammar), greedy, seed 42, 1024 new tokens.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..config import RunConfig, load_config
-from ..engine.base import ContextOverflow, EngineError, Generation
-from ..engine.build import EngineFactory, build_engine
+from ..engine import ContextOverflow, EngineError, EngineFactory, Generation, build_engine
 from ..errors import ConfigError, StoreError
-from ..events import EventSink, RunStarted, TaskRecord, TaskStarted, step_record
-from ..meter.host import reset_peak_rss
+from ..events import EventSink, TaskRecord, TaskStarted, step_record
+from ..meter import reset_peak_rss
 from ..models import resolve_model
-from ..replay.isl import ContextChoice, auto_n_ctx
-from ..results.resume import ResumePlan, plan_resume
-from ..results.store import make_run_dir
-from ..run.session import (
+from ..replay import ContextChoice, auto_n_ctx
+from ..run import (
+    Loaded,
     RunSession,
-    build_provenance,
     check_out_writable,
     closing_on_error,
-    device_provenance,
-    task_costs,
+    drive,
+    model_label,
+    task_record,
 )
+from ..rundir import ACCURACY_SAMPLES_FILE, PROVENANCE_FILE, ResumePlan, plan_resume
 from .bfcl import AstChecker
 from .extract import scorable_calls, scored_output
 from .records import BfclRecord, load_subset
 from .rules import BFCL_EVAL_VERSION, MAX_NEW_TOKENS, SEED, SUITE, TEMPERATURE, TOOL_CHOICE
 from .samples import (
-    SAMPLES_FILE,
     SampleResult,
     append_sample,
     drop_partial_line,
@@ -78,7 +77,7 @@ def choose_context(config: RunConfig, records: Sequence[BfclRecord],
     """`--n-ctx auto` in process: the longest record's prompt (tools rendered) plus
     max_new_tokens, capped by the training context; the template's tool support is checked
     on the way, before the weights load."""
-    from ..engine.vocab import Vocabulary
+    from ..engine import Vocabulary
 
     path = resolve_model(config.model, progress=progress).path
     vocab = Vocabulary(path)
@@ -104,7 +103,7 @@ def resumed_records(plan: ResumePlan, load: Callable[[str], list[BfclRecord]] = 
                     ) -> tuple[list[BfclRecord], dict[str, Any]]:
     """The records of an interrupted run, in its order, from the ids it recorded, and how
     the run was made (its provenance's `accuracy`)."""
-    path = plan.run_dir / "provenance.json"
+    path = plan.run_dir / PROVENANCE_FILE
     try:
         info = json.loads(path.read_text()).get("accuracy") or {}
     except (OSError, ValueError) as exc:
@@ -141,12 +140,6 @@ def accuracy_info(config: RunConfig, selection: Selection, records: Sequence[Bfc
     }
 
 
-def _run_label(model: Any) -> str:
-    name = model.name or (str(model.path) if model.path else "endpoint")
-    label = Path(name).stem if "/" in name or name.endswith(".gguf") else name
-    return f"accuracy-bfcl-{label}"[:80]
-
-
 def execute_accuracy(
     config: RunConfig,
     selection: Selection,
@@ -181,11 +174,11 @@ def execute_accuracy(
     if info is None:
         info = accuracy_info(config, selection, records, getattr(checker, "version", None),
                              choice)
-    run_dir = plan.run_dir if plan is not None else make_run_dir(Path(config.out),
-                                                                 _run_label(model))
-    context = _RunContext(config, engine, checker, stop_requested, on_sample)
-    return _run(context, run_dir, records, info, plan, model, sinks, reference,
-                peak_rss_scope)
+    workload = AccuracyWorkload(_RunContext(config, engine, checker, stop_requested, on_sample),
+                                tuple(records), info, reference)
+    session = drive(workload, Loaded(config, model, engine, peak_rss_scope), plan=plan,
+                    sinks=sinks, stop_requested=stop_requested)
+    return AccuracyResult(session.run_dir, session.status, workload.document)
 
 
 @dataclass(frozen=True)
@@ -199,54 +192,63 @@ class _RunContext:
     on_sample: Callable[[SampleResult, int, int, bool], None] | None
 
 
-def _run(ctx: _RunContext, run_dir: Path, records: Sequence[BfclRecord],
-         info: dict[str, Any], plan: ResumePlan | None, model: Any,
-         sinks: Sequence[EventSink], reference: float | None,
-         peak_rss_scope: str) -> AccuracyResult:
-    """The session around the samples; accuracy_results.json is written once it closed."""
-    ids = [r.id for r in records]
-    document: dict[str, Any] = {}
+@dataclass
+class AccuracyWorkload:
+    """BFCL records, each one metered step: generated, scored, its sample line written;
+    accuracy_results.json written once the session has closed."""
 
-    def finish() -> None:
-        document.update(results_document(list(read_samples(run_dir).values()), ids, info,
-                                         reference))
-        write_results(run_dir, document)
+    ctx: _RunContext
+    records: tuple[BfclRecord, ...]
+    info: dict[str, Any]
+    reference: float | None
+    suite: str = SUITE
+    stop_ends_run: bool = True
+    document: dict[str, Any] = field(default_factory=dict)
+    kept_samples: dict[str, SampleResult] = field(default_factory=dict)
+    last_sample: SampleResult | None = None
 
-    device = device_provenance(ctx.engine)  # before the session: not inside the run's time
-    session = RunSession.open(ctx.config, run_dir, ctx.config.to_dict(), ctx.engine, sinks,
-                              stop_requested=ctx.stop_requested, resume=plan,
-                              peak_rss_scope=peak_rss_scope, after_close=finish)
-    (run_dir / SAMPLES_FILE).touch()
-    with session:
-        provenance = build_provenance(ctx.config, model, ctx.engine, session.power, device)
-        provenance["accuracy"] = info
-        session.emit(RunStarted(run_dir.name, str(run_dir), SUITE, tuple(ids), provenance))
-        _evaluate_all(ctx, session, records, plan)
-    return AccuracyResult(run_dir, session.status, document)
+    def label(self, model: Any) -> str:
+        return f"accuracy-bfcl-{model_label(model)}"[:80]
 
+    def store_config(self, config: RunConfig) -> dict[str, Any]:
+        return config.to_dict()
 
-def _evaluate_all(ctx: _RunContext, session: RunSession, records: Sequence[BfclRecord],
-                  plan: ResumePlan | None) -> None:
-    """Each record in turn until they end or a stop is asked for; a sample finished before
-    a resume (its run.db record and its sample line both written) is kept as it is."""
-    if plan is not None:
+    def provenance(self, provenance: dict[str, Any]) -> None:
+        provenance["accuracy"] = self.info
+
+    def unit_ids(self) -> tuple[str, ...]:
+        return tuple(r.id for r in self.records)
+
+    @contextlib.contextmanager
+    def running(self, session: RunSession, plan: ResumePlan | None
+                ) -> Iterator[dict[str, TaskRecord]]:
+        """A sample finished before a resume (its run.db record and its sample line both
+        written) is kept as it is."""
+        (session.run_dir / ACCURACY_SAMPLES_FILE).touch()
+        if plan is None:
+            yield {}
+            return
         drop_partial_line(session.run_dir)
-    kept = read_samples(session.run_dir) if plan is not None else {}
-    done = {i: r for i, r in (plan.done if plan is not None else {}).items() if i in kept}
-    for n, record in enumerate(records, 1):
-        if ctx.stop_requested():
-            break
-        if record.id in done:
-            session.records.append(done[record.id])
-            if ctx.on_sample is not None:
-                ctx.on_sample(kept[record.id], n, len(records), False)
-            continue
-        attempt = plan.next_attempt.get(record.id, 0) if plan is not None else 0
-        with session.unit(record.id, attempt):
-            sample, task = evaluate(ctx, session, record, attempt)
-        session.records.append(task)
-        if ctx.on_sample is not None:
-            ctx.on_sample(sample, n, len(records), True)
+        self.kept_samples = read_samples(session.run_dir)
+        yield {i: r for i, r in plan.done.items() if i in self.kept_samples}
+
+    def run_unit(self, session: RunSession, unit: str, attempt: int) -> TaskRecord:
+        record = next(r for r in self.records if r.id == unit)
+        self.last_sample, task = evaluate(self.ctx, session, record, attempt)
+        return task
+
+    def unit_done(self, unit: str, n: int, record: TaskRecord, fresh: bool) -> None:
+        if self.ctx.on_sample is None:
+            return
+        sample = self.last_sample if fresh else self.kept_samples[unit]
+        assert sample is not None
+        self.ctx.on_sample(sample, n, len(self.records), fresh)
+
+    def after_close(self, run_dir: Path) -> None:
+        ids = [r.id for r in self.records]
+        self.document.update(results_document(list(read_samples(run_dir).values()), ids,
+                                              self.info, self.reference))
+        write_results(run_dir, self.document)
 
 
 def evaluate(ctx: _RunContext, session: RunSession, record: BfclRecord,
@@ -330,11 +332,6 @@ def sample_task(sample: SampleResult, steps: Sequence[Any], wall_ms: float) -> T
         grading = f"{sample.rule}: " + ("valid" if sample.valid else
                                         f"{sample.checker_error_type}: "
                                         f"{'; '.join(sample.checker_error)}")
-    return TaskRecord(
-        task_id=sample.id, attempt=sample.attempt, outcome=outcome, termination=sample.status,
-        steps=len(steps), wall_ms=wall_ms,
-        context_tokens_final=max((s.context_tokens + s.decoded_tokens for s in steps),
-                                 default=0),
-        **task_costs(steps), grading_output=grading[:4000], error=sample.reason,
-        termination_detail=sample.reason,
-    )
+    return task_record(sample.id, sample.attempt, steps, wall_ms, outcome=outcome,
+                       termination=sample.status, grading_output=grading[:4000],
+                       error=sample.reason, termination_detail=sample.reason)

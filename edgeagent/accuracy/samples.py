@@ -17,8 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StoreError
-
-SAMPLES_FILE = "accuracy_samples.jsonl"
+from ..rundir import ACCURACY_SAMPLES_FILE
 
 
 @dataclass(frozen=True)
@@ -73,7 +72,7 @@ class SampleResult:
 
 def append_sample(run_dir: Path, sample: SampleResult) -> None:
     """One line, flushed and fsynced before the sample's run.db record is written."""
-    with (run_dir / SAMPLES_FILE).open("a", encoding="utf-8") as f:
+    with (run_dir / ACCURACY_SAMPLES_FILE).open("a", encoding="utf-8") as f:
         f.write(json.dumps(sample.to_dict(), ensure_ascii=False) + "\n")
         f.flush()
         os.fsync(f.fileno())
@@ -81,7 +80,7 @@ def append_sample(run_dir: Path, sample: SampleResult) -> None:
 
 def drop_partial_line(run_dir: Path) -> None:
     """A kill mid-write can leave the last line cut short: drop it before appending more."""
-    path = run_dir / SAMPLES_FILE
+    path = run_dir / ACCURACY_SAMPLES_FILE
     data = path.read_bytes() if path.is_file() else b""
     if data and not data.endswith(b"\n"):
         with path.open("r+b") as f:
@@ -90,7 +89,7 @@ def drop_partial_line(run_dir: Path) -> None:
 
 def read_samples(run_dir: Path) -> dict[str, SampleResult]:
     """id -> the sample's last line; a last line a kill cut short is ignored."""
-    path = run_dir / SAMPLES_FILE
+    path = run_dir / ACCURACY_SAMPLES_FILE
     if not path.is_file():
         return {}
     out: dict[str, SampleResult] = {}

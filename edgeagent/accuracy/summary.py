@@ -21,11 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StoreError
-from ..results.accuracy_run import MLPERF_RESULTS_FILE, RESULTS_FILE
-from ..results.mlperf_report import write_accuracy_report
+from ..results import write_accuracy_report
+from ..rundir import ACCURACY_RESULTS_FILE, ACCURACY_SAMPLES_FILE, MLPERF_RESULTS_FILE
 from .aggregate import breakdown, overall_percent
 from .rules import CATEGORIES, DATASET_NAME, GATE_FACTOR
-from .samples import SAMPLES_FILE, SampleResult
+from .samples import SampleResult
 from .sampling import SamplingPlan
 
 
@@ -62,7 +62,8 @@ def results_document(samples: Sequence[SampleResult], ids: Sequence[str],
     missing = [subset_of[i] for i in ids if i not in done or not done[i].completed]
     score = breakdown(scored, missing)
     ours = {k: v for k, v in info.items() if k != "subset_of"}
-    ours.update(samples_file=SAMPLES_FILE, overall_percent=overall_percent(scored, missing),
+    ours.update(samples_file=ACCURACY_SAMPLES_FILE,
+                overall_percent=overall_percent(scored, missing),
                 samples_issued=len(ids),
                 samples_completed=len(scored),
                 samples_dropped=sum(1 for i in ids if i in done and not done[i].completed),
@@ -91,15 +92,16 @@ def write_results(run_dir: Path, document: dict[str, Any]) -> None:
     MLPerf's checker loads, mlperf/ (results/mlperf_report.py)."""
     mlperf = run_dir / MLPERF_RESULTS_FILE
     try:
-        (run_dir / RESULTS_FILE).write_text(json.dumps(document, indent=2) + "\n",
+        (run_dir / ACCURACY_RESULTS_FILE).write_text(json.dumps(document, indent=2) + "\n",
                                             encoding="utf-8")
         mlperf.parent.mkdir(exist_ok=True)
         mlperf.write_text(json.dumps(mlperf_results(document), indent=2) + "\n",
                           encoding="utf-8")
         write_accuracy_report(run_dir, MLPERF_RESULTS_FILE, _sampling_seed(document))
     except OSError as exc:
-        raise StoreError(f"cannot write {run_dir / RESULTS_FILE}: {exc.strerror or exc} "
-                         "(free space; the samples are kept in " + SAMPLES_FILE + ")") from exc
+        raise StoreError(f"cannot write {run_dir / ACCURACY_RESULTS_FILE}: "
+                         f"{exc.strerror or exc} (free space; the samples are kept in "
+                         f"{ACCURACY_SAMPLES_FILE})") from exc
 
 
 def _sampling_seed(document: dict[str, Any]) -> int:

@@ -8,10 +8,11 @@ sensors."""
 from ..exports import lazy_exports
 
 __all__, __getattr__ = lazy_exports(__name__, {
-    "actions": ("Action", "FormatError", "action_constraint", "action_fields",
-                "action_grammar", "action_schema", "parse_action"),
+    "actions": ("Action", "FormatError", "action_constraint", "action_fields", "action_grammar",
+                "action_schema", "parse_action"),
     "draft": ("DraftOutcome", "DraftTarget", "apply_draft", "changes_a_line", "draft_target"),
-    "loop": ("AgentLimits", "LoopResult", "run_agent"),
+    "limits": ("AgentLimits",),
+    "loop": ("LoopResult", "run_agent"),
     "native": ("ToolFormat", "native_action", "native_constraint", "openai_tools",
                "resolve_tool_format"),
     "repair": ("FEEDBACK_TOKENS", "failing_first", "repair_prompt", "tried_note"),
@@ -19,5 +20,5 @@ __all__, __getattr__ = lazy_exports(__name__, {
     "stuck": ("DEFAULT_STUCK_AFTER", "RepeatCounter", "first_stuck_step", "is_stuck",
               "stuck_reason"),
     "whole_file": ("SYSTEM_PROMPT", "corrected_file", "file_to_fix", "generate_whole_file",
-                   "whole_file_prompt"),
+                   "source_text", "whole_file_prompt"),
 })

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from ..engine.base import Grammar
+from ..engine import Grammar
 from ..json_scan import first_json_value
-from ..sandbox.tools import ToolSpec
+from ..sandbox import ToolSpec
 
 
 @dataclass(frozen=True)

@@ -15,9 +15,8 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
-from ..engine.base import Message
-from ..sandbox.tools import Toolbox, ToolResult
-from ..sandbox.workspace import PathRefused
+from ..engine import Message
+from ..sandbox import PathRefused, Toolbox, ToolResult
 from .locate import defining_file
 from .whole_file import (
     corrected_file,

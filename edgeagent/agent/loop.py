@@ -20,37 +20,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..config import DEFAULT_STUCK_AFTER
-from ..engine.base import ContextOverflow, Engine, EngineError, Generation, Grammar, Message
+from ..engine import ContextOverflow, Engine, EngineError, Generation, Grammar, Message
 from ..events import EventSink, PhaseStarted, TaskStarted, TokenDelta, step_record
-from ..sandbox.tools import Toolbox, ToolResult, ToolSpec
+from ..sandbox import Toolbox, ToolResult, ToolSpec
 from . import prompt
 from .actions import Action, FormatError, action_constraint, action_fields, parse_action
 from .draft import DraftOutcome, DraftTarget, apply_draft, changes_a_line, draft_target
+from .limits import AgentLimits
 from .native import native_action, native_constraint, openai_tools
 from .repair import FEEDBACK_TOKENS, failing_first, repair_prompt, tried_note
 from .stuck import RepeatCounter, is_stuck, stuck_reason
 from .whole_file import generate_whole_file
-
-
-@dataclass(frozen=True)
-class AgentLimits:
-    max_steps: int = 20
-    max_context_tokens: int | None = None  # None: the engine's context window
-    wall_s: float | None = 600.0
-    max_format_errors: int = 3  # consecutive
-    max_new_tokens: int = 384
-    observation_tokens: int = 1024
-    use_grammar: bool = True
-    # native: the template renders the tools, calls in its own syntax, tool messages;
-    # text: our JSON protocol (agent/native.py resolves which for a run)
-    tool_format: str = "text"
-    stuck_after: int = DEFAULT_STUCK_AFTER  # identical steps that end a task; 0: never
-    # step 0 a whole-file draft when the issue names one source file (draft.py)
-    draft_first: bool = True
-    # after a draft that fails the visible tests, up to this many repair drafts shown the
-    # tests' output (repair.py); 0: none
-    repair: int = 0
 
 
 @dataclass(frozen=True)

@@ -15,10 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..engine.base import Generation, Grammar
-from ..engine.tool_format import tool_call_grammar
+from ..engine import Generation, Grammar, tool_call_grammar
 from ..errors import ConfigError
-from ..sandbox.tools import TOOL_SPECS, ToolSpec
+from ..sandbox import TOOL_SPECS, ToolSpec
 from .actions import Action, FormatError
 
 

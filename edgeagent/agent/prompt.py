@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..sandbox.tools import ToolResult, ToolSpec
+from ..sandbox import ToolResult, ToolSpec
 
 
 def _signature(spec: ToolSpec) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from ..engine.base import Message
+from ..engine import Message
 from .whole_file import SYSTEM_PROMPT, language_of
 
 # how much of the tests' output a repair prompt carries (the file itself comes on top)

@@ -29,7 +29,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..config import DEFAULT_STUCK_AFTER  # noqa: F401 - a public name of agent.stuck
+# the rule's length: a run setting's default (the config takes it from here)
+DEFAULT_STUCK_AFTER = 4
 
 
 def _signature(name: str, arguments: dict[str, Any], output: str, failed: bool) -> tuple:

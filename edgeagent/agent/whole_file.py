@@ -12,8 +12,8 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from ..engine.base import ContextOverflow, Engine, Generation, Message
-from ..sandbox.tools import SKIP_DIRS
+from ..engine import ContextOverflow, Engine, Generation, Message
+from ..sandbox import SKIP_DIRS
 
 SYSTEM_PROMPT = "You are an expert software engineer who fixes bugs precisely."
 _FENCE = re.compile(r"```[^\n`]*\n(.*?)(?:\n```|\Z)", re.DOTALL)

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..accuracy import MAX_NEW_TOKENS, SEED  # MLPerf's edge settings, the defaults here
 from ..errors import UserError
 from .common import (
     ENDPOINT_KEYS,
@@ -22,9 +23,6 @@ from .common import (
     overrides,
 )
 
-# MLPerf's edge settings, the defaults here (edgeagent.accuracy.rules has them)
-DEFAULT_SEED = 42
-DEFAULT_MAX_NEW_TOKENS = 1024
 # engine flags that do not apply: the records always go natively and unconstrained
 NOT_HERE = {"tool_format": "--tool-format", "grammar": "--no-grammar"}
 
@@ -49,7 +47,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    "Thor: 86.23): show MLPerf's gate, overall >= 0.97 x X (exit 1 on FAIL)")
     p.add_argument("--out", help="directory that receives the run directory (default runs/)")
     p.add_argument("--max-new-tokens", type=int,
-                   help=f"generation budget per sample (default {DEFAULT_MAX_NEW_TOKENS}, "
+                   help=f"generation budget per sample (default {MAX_NEW_TOKENS}, "
                    "MLPerf's)")
     p.add_argument("--resume", type=Path, metavar="RUN_DIR",
                    help="continue an interrupted accuracy run: finished samples are kept")
@@ -101,12 +99,12 @@ def _config(args: argparse.Namespace) -> tuple[Any, bool]:
     if n_ctx_auto:
         given["n_ctx"] = None
     if args.resume is not None:
-        from ..results.resume import resume_config
+        from ..rundir import resume_config
 
         return resume_config(args.resume, given), False
-    given["seed"] = args.seed if args.seed is not None else DEFAULT_SEED
+    given["seed"] = args.seed if args.seed is not None else SEED
     if given["max_new_tokens"] is None:
-        given["max_new_tokens"] = DEFAULT_MAX_NEW_TOKENS
+        given["max_new_tokens"] = MAX_NEW_TOKENS
     if n_ctx_auto:  # the default n_ctx for the check that max_new_tokens fits; sized later
         given["n_ctx"] = max(8192, given["max_new_tokens"] + 512)
     return load_config(None, given), n_ctx_auto
@@ -156,13 +154,14 @@ def _execute(args: argparse.Namespace, config: Any, selection: Any, n_ctx_auto: 
 
 
 def _print_results(args: argparse.Namespace, run_dir: Path, document: dict[str, Any]) -> None:
-    from ..accuracy import RESULTS_FILE, summary_text
+    from ..accuracy import summary_text
+    from ..rundir import ACCURACY_RESULTS_FILE
 
     if args.json:
         print(json.dumps({"event": "AccuracyResults", "run_dir": str(run_dir), **document}))
         return
     print(summary_text(document))
-    print(f"results: {run_dir / RESULTS_FILE}")
+    print(f"results: {run_dir / ACCURACY_RESULTS_FILE}")
 
 
 def _gate_code(document: dict[str, Any]) -> int:

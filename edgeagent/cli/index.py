@@ -55,8 +55,7 @@ def _cmd_index(args: argparse.Namespace) -> int:
 
 def _index_report(args: argparse.Namespace) -> dict[str, Any]:
     """Build (or reuse) the index, and answer --query: the numbers `index` prints."""
-    from ..retrieval.registry import DEFAULT_EMBEDDING_MODEL
-    from ..retrieval.service import RetrievalService
+    from ..retrieval import DEFAULT_EMBEDDING_MODEL, RetrievalService
 
     service = RetrievalService(args.model or DEFAULT_EMBEDDING_MODEL, threads=args.threads)
     retriever = service.retriever(args.path.resolve())

@@ -52,7 +52,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         # libgomp reads its wait policy once, when llama_cpp first loads, whichever command
         # loads it: the engine's thread policy is set before anything can
-        from ..engine.threads import apply_thread_policy
+        from ..engine import apply_thread_policy
 
         try:
             apply_thread_policy()

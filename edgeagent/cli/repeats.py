@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import UserError
+from ..rundir import DB_FILE
 from .common import StopFlag
 
 if TYPE_CHECKING:  # results loads when a repeated run starts, not when the CLI does
@@ -92,7 +93,8 @@ def run_repeats(n: int, out: str, label: str, command: str, as_json: bool, once:
     directory made in `out`; repeats.json rewritten after each; the summary printed at the
     end (one JSON object line with `as_json`). The worst of the repetitions' exit codes, or
     128 + the signal when Ctrl-C cut the group short."""
-    from ..results import make_run_dir, repeats_text, summarize_repeats, write_repeats
+    from ..results import repeats_text, summarize_repeats, write_repeats
+    from ..rundir import make_run_dir
 
     group = make_run_dir(Path(out), f"{label}-x{n}")
     if stop is None:
@@ -129,7 +131,7 @@ def _found(group: Path, runs: list[RepeatRun], run: RepeatRun) -> RepeatRun:
     if run.run_dir is not None:
         return run
     known = {r.run_dir for r in runs}
-    new = sorted(str(d) for d in group.iterdir() if (d / "run.db").is_file()
+    new = sorted(str(d) for d in group.iterdir() if (d / DB_FILE).is_file()
                  and str(d) not in known)
     return RepeatRun(new[-1], run.status, run.exit_code) if new else run
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UserError
+from ..replay import MLPERF
 from .common import (
     ENDPOINT_KEYS,
     ENGINE_KEYS,
@@ -23,11 +24,9 @@ from .common import (
 )
 from .repeats import RepeatStop, add_repeats_flag, check_repeats
 
-REPLAY_MAX_NEW_TOKENS = 1024  # MLPerf's budget per turn, replay's default
-
 if TYPE_CHECKING:  # the command's modules load when it runs, not when the CLI starts
     from ..config import RunConfig
-    from ..replay.dataset import Conversation
+    from ..replay import Conversation
     from ..results import RepeatRun
 
 
@@ -56,7 +55,7 @@ def _add_replay(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--inject-tool-delay", action="store_true",
                    help="sleep each tool row's recorded delay_seconds (recorded as tool wait)")
     p.add_argument("--max-new-tokens", type=int,
-                   help=f"generation budget per turn (default {REPLAY_MAX_NEW_TOKENS})")
+                   help=f"generation budget per turn (default {MLPERF.max_new_tokens}, MLPerf's)")
     p.add_argument("--mlperf", action="store_true",
                    help="MLPerf Edge Agentic's run settings: temperature 0, seed 42, "
                    "max_new_tokens 1024, turn timeout 600 s, single stream, a context that "
@@ -84,8 +83,7 @@ def _add_replay(sub: argparse._SubParsersAction) -> None:
 def _cmd_replay(args: argparse.Namespace) -> int:
     from ..config import load_config
     from ..models import file_sha256
-    from ..replay import load_dataset, run_conversations, select_conversations
-    from ..replay.preset import MLPERF, apply_preset
+    from ..replay import apply_preset, load_dataset, run_conversations, select_conversations
     from ..run import ReplaySource, default_dataset
 
     check_repeats(args)
@@ -111,7 +109,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     if args.mlperf:
         given = apply_preset(given)
     elif given["max_new_tokens"] is None:
-        given["max_new_tokens"] = REPLAY_MAX_NEW_TOKENS
+        given["max_new_tokens"] = MLPERF.max_new_tokens  # MLPerf's budget per turn
     given["suite"] = f"replay:{label}"
     config = load_config(None, given)
     if args.isl:
@@ -175,6 +173,7 @@ def _replay_once(args: argparse.Namespace, config: RunConfig, source: Any, stop:
     from ..replay import summary_text
     from ..results import RepeatRun
     from ..run import execute_replay
+    from ..rundir import SUMMARY_FILE
 
     printer = JsonPrinter() if args.json else ConsolePrinter()
     try:
@@ -188,7 +187,7 @@ def _replay_once(args: argparse.Namespace, config: RunConfig, source: Any, stop:
         return RepeatRun(None, "aborted", stop.exit_code)
     if not args.json:
         print(summary_text(result.summary))
-        print(f"summary: {result.run_dir / 'result_summary.json'}")
+        print(f"summary: {result.run_dir / SUMMARY_FILE}")
     if result.status == "interrupted":
         # the last line says so: the summary above reads like a finished replay's
         print(f"interrupted; the turns completed so far are kept in {result.run_dir} "
@@ -202,9 +201,8 @@ def _print_isl(config: RunConfig, conversations: Sequence[Conversation], output:
                as_json: bool) -> int:
     """`replay --isl`: every turn's ISL with the model's tokenizer alone, and the
     distribution; text, or JSON with --json, and the JSON written to `output`."""
-    from ..engine.vocab import Vocabulary
-    from ..replay.isl import isl_report, isl_text, turn_lengths
-    from ..replay.replayer import uses_native
+    from ..engine import Vocabulary
+    from ..replay import isl_report, isl_text, turn_lengths, uses_native
     from ..run import tokenizer_path
 
     path = tokenizer_path(config, progress=not as_json)

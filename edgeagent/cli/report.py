@@ -9,12 +9,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..errors import UserError
-from ..sweep.index import is_sweep_dir
+from ..sweep import is_sweep_dir
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
-    from ..results.compare import FORMATS as COMPARE_FORMATS
-    from ..results.formats import FORMATS
+    from ..results import COMPARE_FORMATS, FORMATS
 
     p = sub.add_parser(
         "report", help="summary of a run directory (text, md, json, csv or html)",
@@ -94,7 +93,7 @@ def _write_or_print(text: str, output: Path | None) -> None:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from ..results.formats import FORMATS, render
+    from ..results import FORMATS, render
 
     fmt = output_format(args.format, args.output, FORMATS)
     _write_or_print(render(args.run_dir, fmt, args.bandwidth_gbs), args.output)
@@ -102,11 +101,11 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    from ..results.compare import FORMATS, compare_dirs
+    from ..results import COMPARE_FORMATS, compare_dirs
 
     if args.bandwidth_gbs is not None and args.bandwidth_gbs <= 0:
         raise UserError("--bandwidth-gbs must be a positive number of GB/s")
-    fmt = output_format(args.format, args.output, FORMATS)
+    fmt = output_format(args.format, args.output, COMPARE_FORMATS)
     sweeps = [d for d in args.run_dirs if is_sweep_dir(d)]
     if sweeps:
         _write_or_print(_sweep_table(args.run_dirs, args.by, fmt), args.output)
@@ -127,9 +126,7 @@ def _sweep_table(dirs: Sequence[Path], by: str | None, fmt: str) -> str:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from ..results.compliance import check_compliance, compliance_lines
-    from ..results.metrics import load_run
-    from ..results.validity import check_data, verdict_lines
+    from ..results import check_compliance, check_data, compliance_lines, load_run, verdict_lines
 
     data = load_run(args.run_dir)
     compliance = check_compliance(args.run_dir, data, args.reference)

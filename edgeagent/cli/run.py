@@ -97,7 +97,7 @@ def run_command(args: argparse.Namespace) -> int:
                       *SAMPLING_KEYS)
     resume_dir = args.resume
     if resume_dir is not None:
-        from ..results.resume import resume_config
+        from ..rundir import resume_config
 
         if args.config is not None:
             raise UserError("--resume uses the run's own config.yaml; drop --config")
@@ -106,7 +106,7 @@ def run_command(args: argparse.Namespace) -> int:
         config = load_config(args.config, given)
     if args.repeats > 1:  # always headless: one dashboard per repetition would hide the rest
         return _run_repeated(args, config)
-    from ..tui.launch import run_in_tui, use_tui
+    from ..tui import run_in_tui, use_tui
 
     if use_tui(headless=args.headless, json=args.json):
         return run_in_tui(config, resume_dir=resume_dir)

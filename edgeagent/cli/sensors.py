@@ -34,7 +34,7 @@ WATCH_INTERVAL_S = 1.0
 
 
 def _reading(source: Any) -> str:
-    from ..meter.energy import is_energy_counter, read_source
+    from ..meter import is_energy_counter, read_source
 
     value = read_source(source)
     if value is None:
@@ -45,7 +45,7 @@ def _reading(source: Any) -> str:
 def _reading_json(source: Any) -> dict[str, Any]:
     """A reading as a number and its unit: W for a power source, J for an energy counter
     (its running total; `--watch` shows its rate in W)."""
-    from ..meter.energy import is_energy_counter, read_source
+    from ..meter import is_energy_counter, read_source
 
     value = read_source(source)
     counter = is_energy_counter(source)
@@ -58,7 +58,7 @@ def _watch(sources: list[Any]) -> int:
     """A line a second: watts of each source, counters differenced over the interval."""
     import time
 
-    from ..meter.energy import is_energy_counter, read_source
+    from ..meter import is_energy_counter, read_source
 
     if not sources:
         raise UserError("nothing to watch: no power source found (the list above says why; "
@@ -87,7 +87,7 @@ def _watch(sources: list[Any]) -> int:
 def _cmd_sensors(args: argparse.Namespace) -> int:
     import json
 
-    from ..meter.baseline import measure_baseline, parse_duration
+    from ..meter import measure_baseline, parse_duration
     from ..meter.sources import choose_total, describe, discover_all
 
     if not args.root.is_dir():

@@ -49,7 +49,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 def serve_command(args: argparse.Namespace) -> int:
     from ..config import load_config
     from ..console import ConsolePrinter
-    from ..run.serve import execute_serve
+    from ..run import execute_serve
 
     if not 0 <= args.port <= 65535:
         raise UserError(f"--port {args.port}: a TCP port is 0-65535 (0: any free port)")

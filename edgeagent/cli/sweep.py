@@ -22,7 +22,7 @@ _MLPERF_FIXED = ("seed", "max_new_tokens", "n_ctx")
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     from ..config import KV_CACHE_TYPES
-    from ..sweep.render import FORMATS
+    from ..sweep import FORMATS
 
     p = sub.add_parser(
         "sweep", help="engine settings swept over a fixed workload: one row per configuration",
@@ -90,8 +90,7 @@ def _base(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _plan(args: argparse.Namespace):
-    from ..sweep.grid import SETTINGS, parse_lists
-    from ..sweep.plan import new_plan, replay_workload, suite_workload
+    from ..sweep import SETTINGS, new_plan, parse_lists, replay_workload, suite_workload
 
     if args.suite and (args.dataset or args.conversations):
         raise UserError("give a dataset (replay) or --suite (live), not both")
@@ -121,7 +120,7 @@ def _check_model(model: str | None) -> None:
 
 
 def _print_dry_run(plan: Any) -> int:
-    from ..sweep.execute import child_command
+    from ..sweep import child_command
 
     print(f"{len(plan.configurations)} configurations x {plan.repeats} repeats "
           f"({plan.workload.kind}, {plan.workload.units} "
@@ -136,12 +135,17 @@ def _print_dry_run(plan: Any) -> int:
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
-    from ..results.store import make_run_dir
-    from ..sweep.execute import run_sweep, sweep_running
-    from ..sweep.index import load_index
-    from ..sweep.plan import plan_of_index, start_index
-    from ..sweep.render import render_table, write_outputs
-    from ..sweep.table import sweep_table
+    from ..rundir import make_run_dir
+    from ..sweep import (
+        load_index,
+        plan_of_index,
+        render_table,
+        run_sweep,
+        start_index,
+        sweep_running,
+        sweep_table,
+        write_outputs,
+    )
 
     if args.resume is not None:
         given = [f"--{k.replace('_', '-')}" for k in (*_PLAN_FLAGS, "threads", "threads_batch",

@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 
 from ..errors import UserError
-from ..tui.launch import tui_available
+from ..rundir import DB_FILE
+from ..tui import tui_available
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -27,7 +28,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 def _cmd_view(args: argparse.Namespace) -> int:
     if not tui_available():
         raise UserError('`edgeagent view` needs textual: pip install "textual>=1.0"')
-    from ..tui.view import ViewApp, check_view_paths
+    from ..tui import ViewApp, check_view_paths
 
     check_view_paths(args.run_dir, args.compare)
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
@@ -40,13 +41,13 @@ def _print_instead(run_dir: Path, compare: Path | None) -> int:
     """No terminal to draw on: what the screen would show, as text (a screen drawn to a pipe
     would never end)."""
     if compare is not None:
-        from ..results.compare import compare_dirs
+        from ..results import compare_dirs
 
         print("edgeagent view: no terminal; printing `edgeagent compare` instead",
               file=sys.stderr)
         print(compare_dirs([run_dir, compare], None, "text", None))
         return 0
-    from ..sweep.index import is_sweep_dir
+    from ..sweep import is_sweep_dir
 
     if is_sweep_dir(run_dir):
         from ..sweep import load_index, render_table, sweep_table
@@ -55,11 +56,11 @@ def _print_instead(run_dir: Path, compare: Path | None) -> int:
               file=sys.stderr)
         print(render_table(sweep_table(load_index(run_dir)), "text"))
         return 0
-    if not (run_dir / "run.db").is_file():
+    if not (run_dir / DB_FILE).is_file():
         raise UserError(f"`edgeagent view` needs a terminal to pick a run from {run_dir}; "
                         "without one, give a run directory (its report is printed) or use "
                         f"`edgeagent report {run_dir}/<run>`")
-    from ..results.formats import render
+    from ..results import render
 
     print("edgeagent view: no terminal; printing `edgeagent report` instead", file=sys.stderr)
     print(render(run_dir, "text", None))

@@ -61,7 +61,7 @@ from .base import (
     gbnf_of,
     json_schema_of,
 )
-from .server_context import context_refusal, limit_in, server_context
+from .server_window import context_refusal, limit_in, server_context
 from .tool_format import call_id, parse_tool_calls
 from .vocab import Vocabulary
 

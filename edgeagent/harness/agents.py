@@ -11,12 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..agent.loop import LoopResult
-from ..engine.base import Engine
+from ..agent import LoopResult
+from ..engine import Engine
 from ..errors import ConfigError
 from ..events import EventSink
-from ..sandbox.process import ProcessLimits
-from ..sandbox.workspace import Workspace
+from ..sandbox import ProcessLimits, Workspace
 from .command import check_template, run_command_agent
 from .host import AgentHost
 

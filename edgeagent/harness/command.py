@@ -23,10 +23,9 @@ import shlex
 from collections.abc import Callable
 from pathlib import Path
 
-from ..agent.loop import LoopResult
+from ..agent import LoopResult
 from ..errors import ConfigError
-from ..sandbox.process import ProcessLimits, run_command
-from ..sandbox.workspace import Workspace
+from ..sandbox import ProcessLimits, Workspace, run_command
 from .host import API_KEY, SANDBOX_PORT, AgentHost
 from .outcome import external_result
 

@@ -10,11 +10,9 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from ..engine.base import Engine
+from ..engine import Engine
 from ..events import EventSink
-from ..serve.recorder import StepRecorder
-from ..serve.server import ChatServer
-from ..serve.service import ChatService
+from ..serve import ChatServer, ChatService, StepRecorder
 
 # the port an agent confined in the sandbox dials on its own loopback (relayed to the socket)
 SANDBOX_PORT = 8080

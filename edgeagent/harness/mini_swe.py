@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..sandbox.process import ProcessLimits, kill_session
+from ..sandbox import ProcessLimits, kill_session
 from .mini_swe_host import private_config_dir
 
 INSTALL_HINT = "pip install 'edgeagent[mini-swe-agent]'"

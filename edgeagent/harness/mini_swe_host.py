@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from edgeagent.sandbox.process import CommandResult, ProcessLimits, run_command
+from edgeagent.sandbox import CommandResult, ProcessLimits, run_command
 
 # mini-swe-agent's submit signal: the first line of a command's output (see _submission)
 SUBMIT_SENTINEL = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"

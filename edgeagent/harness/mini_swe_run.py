@@ -7,9 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from ..agent.loop import LoopResult
-from ..sandbox.process import ProcessLimits
-from ..sandbox.workspace import Workspace
+from ..agent import LoopResult
+from ..sandbox import ProcessLimits, Workspace
 from .host import AgentHost
 from .mini_swe import MiniSweSpec, run_mini_swe_agent
 from .outcome import external_result

@@ -4,8 +4,8 @@ enforced (step limit, context window) first, then the wall time, then the agent'
 
 from __future__ import annotations
 
-from ..agent.loop import LoopResult
-from ..serve.recorder import TaskTally
+from ..agent import LoopResult
+from ..serve import TaskTally
 
 
 def external_result(tally: TaskTally, *, exit_code: int | None, timed_out: bool, wall_s: float,

@@ -14,17 +14,17 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..agent.loop import LoopResult
-from ..agent.whole_file import (
+from ..agent import (
+    LoopResult,
     corrected_file,
     file_to_fix,
     generate_whole_file,
     source_text,
     whole_file_prompt,
 )
-from ..engine.base import ContextOverflow, Engine, EngineError
+from ..engine import ContextOverflow, Engine, EngineError
 from ..events import EventSink, TaskStarted, step_record
-from ..sandbox.workspace import Workspace
+from ..sandbox import Workspace
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,7 @@ from pathlib import Path
 
 import psutil
 
-from edgeagent.meter.sources.jetson import GPU_OF_NAMES
-from edgeagent.meter.sources.reading import KEPT, read_str
+from edgeagent.meter.sources import GPU_OF_NAMES, KEPT, read_str
 
 # Plausible die/board temperatures: sysfs reports sentinels such as -273 or 255 for
 # absent probes, which are not measurements.

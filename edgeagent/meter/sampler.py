@@ -19,7 +19,7 @@ from edgeagent.meter.energy import Source, attribute_energy, is_energy_counter, 
 from edgeagent.meter.host import HostReader
 from edgeagent.meter.interference import HostCpuReader
 from edgeagent.meter.sample import Sample
-from edgeagent.meter.sources.reading import KEPT
+from edgeagent.meter.sources import KEPT
 
 
 @dataclass(frozen=True)

@@ -21,16 +21,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from ..agent import prompt
-from ..agent.native import openai_tools
+from ..agent import issue_reminder, openai_tools, system_prompt, task_prompt
+from ..agent import observation as observation_text
 from ..errors import StoreError
-from ..results.store import open_run_db
-from ..sandbox.process import ProcessLimits
-from ..sandbox.tools import TOOL_SPECS, Toolbox, ToolSpec
-from ..sandbox.workspace import Workspace
-from ..suite import Task, load_oracle
+from ..rundir import TRAJECTORIES_DIR, read_config, read_run
+from ..sandbox import TOOL_SPECS, ProcessLimits, Toolbox, ToolSpec, Workspace
+from ..suite import Task, load_oracle, task_limits
 from .dataset import Conversation, Row, ToolCall, ToolResult
 
 
@@ -69,23 +65,18 @@ class _Builder:
 
 
 def _task_order(run_dir: Path) -> list[str]:
-    db = open_run_db(run_dir)
-    try:
-        row = db.execute("SELECT task_ids_json FROM runs").fetchone()
-    finally:
-        db.close()
+    row = read_run(run_dir, samples=False).run
     return json.loads(row["task_ids_json"]) if row and row["task_ids_json"] else []
 
 
 def run_conversations(run_dir: Path) -> tuple[Conversation, ...]:
     """Every task attempt of a run directory, in the run's task order."""
     run_dir = Path(run_dir)
-    traj_dir = run_dir / "trajectories"
+    traj_dir = run_dir / TRAJECTORIES_DIR
     if not traj_dir.is_dir():
         raise StoreError(f"no trajectories/ in {run_dir} (give a run directory made by "
                          "`edgeagent run`)")
-    config = run_dir / "config.yaml"
-    if config.is_file() and "replay" in (yaml.safe_load(config.read_text()) or {}):
+    if "replay" in (read_config(run_dir) or {}):
         raise StoreError(f"{run_dir} is a replay run: its steps are generated turns over a "
                          "recorded history; export or replay the dataset it replayed instead")
     order = _task_order(run_dir)
@@ -122,16 +113,16 @@ def run_conversations(run_dir: Path) -> tuple[Conversation, ...]:
 def oracle_conversation(task: Task, limits: ProcessLimits | None = None) -> Conversation:
     """The trajectory a model following the task's oracle would leave, built with the live
     loop's own prompts and observations and the real tools in a fresh workspace."""
-    limits = limits or ProcessLimits(timeout_s=task.limits.command_timeout_s or 60.0)
+    limits = limits or task_limits(task)
     with Workspace.create(task.repo_dir) as ws:
         toolbox = Toolbox(ws, task.test_command, limits)
         files = toolbox.repo_files(named_in=task.issue)
-        reminder = prompt.issue_reminder(task.issue)
-        builder = _Builder(task.id, prompt.system_prompt(TOOL_SPECS),
-                           prompt.task_prompt(task.title, task.issue, files))
+        reminder = issue_reminder(task.issue)
+        builder = _Builder(task.id, system_prompt(TOOL_SPECS),
+                           task_prompt(task.title, task.issue, files))
         for step, oracle_step in enumerate(load_oracle(task)):
             result = toolbox.call(oracle_step.tool, oracle_step.args)
-            observation = prompt.observation(oracle_step.tool, result, result.output,
+            observation = observation_text(oracle_step.tool, result, result.output,
                                              reminder=reminder)
             builder.action(step, oracle_step.tool, oracle_step.args, observation,
                            result.wall_ms / 1000)

@@ -10,8 +10,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ..engine.base import Message
-from ..results.percentiles import percentile
+from ..engine import Message
+from ..results import percentile
 from .dataset import Conversation
 from .replayer import turn_prompts
 

@@ -14,10 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
-from .isl import ContextChoice
+
+if TYPE_CHECKING:  # the preset loads with the CLI; the tokenizer's code only when used
+    from .isl import ContextChoice
 
 SOURCE = ("mlcommons/endpoints examples/11_Edge_Agentic_Example/online_edge_full_run.yaml "
           "and its README")

@@ -32,13 +32,19 @@ from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ..agent.actions import action_constraint, action_fields, parse_action
-from ..agent.native import native_action
-from ..engine.base import ContextOverflow, Engine, EngineError, Grammar, Message, TurnTimeout
-from ..engine.tool_format import tool_call_grammar
+from ..agent import action_constraint, action_fields, native_action, parse_action
+from ..engine import (
+    ContextOverflow,
+    Engine,
+    EngineError,
+    Grammar,
+    Message,
+    TurnTimeout,
+    tool_call_grammar,
+)
 from ..events import EventSink, TaskStarted, step_record
-from ..sandbox.tools import ToolResult as SandboxResult
-from ..sandbox.tools import ToolSpec
+from ..sandbox import ToolResult as SandboxResult
+from ..sandbox import ToolSpec
 from .dataset import Conversation, Row, ToolCall
 from .export import specs_from_openai
 from .score import (

@@ -5,7 +5,7 @@ output sequence lengths, KV reuse, duration, turns completed and dropped, the ve
 `edgeagent check` (one verdict for every command) with its reasons, the inline score and,
 where a power source covered the turns, energy per turn in mJ (prefill + decode phases);
 energy is null with the reason otherwise. Beside ours, the metrics MLPerf's endpoints tool
-also reports, under its names and units (endpoints_fields.py: ttft, tpot, latency in ns,
+also reports, under its names and units (endpoints_schema.py: ttft, tpot, latency in ns,
 input/output_sequence_lengths, n_samples_*, duration_ns, qps, tps).
 """
 
@@ -16,20 +16,23 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..results.metrics import min_samples_for
-from ..results.mlperf_report import write_replay_report
-from ..results.percentiles import percentile
-from ..results.store import kept_attempts, open_run_db
-from ..results.validity import Verdict, check_run, verdict_lines
-from .endpoints_fields import endpoints_fields
+from ..results import (
+    Verdict,
+    check_run,
+    min_samples_for,
+    percentile,
+    verdict_lines,
+    write_replay_report,
+)
+from ..rundir import (
+    REPORT_FILE,
+    SCORES_FILE,
+    SUMMARY_FILE,
+    TURNS_FILE,
+    read_run,
+)
+from .endpoints_schema import endpoints_fields
 from .score import mean_score, scored_mean
-
-TURNS_FILE = "replay_turns.jsonl"
-# a resumed replay's turns of conversations it ran again: kept, counted nowhere
-SUPERSEDED_TURNS_FILE = "replay_turns.superseded.jsonl"
-SUMMARY_FILE = "result_summary.json"
-SCORES_FILE = "scores.json"
-REPORT_FILE = "report.txt"
 
 
 def stats(values: Sequence[float | None]) -> dict[str, float | int | None] | None:
@@ -100,14 +103,8 @@ _TURN_STATS = (("latency_ms", "latency_ms"), ("ttft_ms", "ttft_ms"), ("tpot_ms",
 def _run_and_steps(run_dir: Path) -> tuple[Any, dict[tuple[str, int], Any]]:
     """The run row (None before it started) and every kept step by (conversation, step):
     a resumed replay's superseded attempts are left out."""
-    db = open_run_db(run_dir)
-    try:
-        run = db.execute("SELECT * FROM runs").fetchone()
-        steps = {(r["task_id"], r["step"]): r for r in db.execute(
-            f"SELECT * FROM steps WHERE {kept_attempts(db)}")}
-    finally:
-        db.close()
-    return run, steps
+    stored = read_run(run_dir, samples=False)
+    return stored.run, {(r["task_id"], r["step"]): r for r in stored.steps}
 
 
 def _reasons(verdict: Verdict, turns: Sequence[dict[str, Any]],

@@ -12,9 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..agent import prompt
-from ..agent.native import openai_tools
-from ..sandbox.tools import TOOL_SPECS
+from ..agent import openai_tools, system_prompt
+from ..sandbox import TOOL_SPECS
 from .dataset import load_dataset
 
 FILES = tuple(f"fleet/{m}.py" for m in ("fuel", "trips", "depots", "units", "money", "report"))
@@ -73,7 +72,7 @@ def synthetic_rows(turns: int, seed: int = 0, *, read_lines: int = 8,
     conv = f"synthetic-{turns}" + (f"-r{read_lines}" if read_lines != 8 else "")
     rows: list[dict[str, Any]] = [{
         "conversation_id": conv, "turn": 1, "role": "user",
-        "system": system if system is not None else prompt.system_prompt(TOOL_SPECS),
+        "system": system if system is not None else system_prompt(TOOL_SPECS),
         "tools": list(tools) if tools is not None else list(openai_tools()),
         "content": "Issue: the fuel report shows the cost per kilometre ten times too high\n\n"
                    "The report in fleet/report.py divides cents by kilometres but the fill "

@@ -7,12 +7,9 @@ imports results for its run directory)."""
 SUITE = "accuracy:bfcl_v4"
 # MLPerf's accuracy dataset: its config's name, its entry's `dataset_name`
 DATASET_NAME = "bfcl_v4::function_calling"
-RESULTS_FILE = "accuracy_results.json"
-# MLPerf's own accuracy artifact, where its checker (compliance/checker.py `check_submission`)
-# and README look: accuracy/accuracy_results.json under the report directory, whose
+# MLPerf's own accuracy artifact (rundir's MLPERF_RESULTS_FILE): its
 # `accuracy_scores` is a list of per-dataset entries, each a scalar `score` (BFCL's: the
 # overall accuracy in percent) and the BFCL `breakdown` (commands/benchmark/accuracy.py)
-MLPERF_RESULTS_FILE = "accuracy/accuracy_results.json"
 # MLPerf's compliance checker (compliance/checker.py `check_accuracy`) asks the results'
 # total_samples to reach the ruleset's min_sample_count_valid: 995 in mlperf-edge-current
 # for Qwen3.6-27B (config/rulesets/mlcommons), the whole sampled set

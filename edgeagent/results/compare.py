@@ -28,7 +28,7 @@ from .metrics import (
     roofline_metrics,
     run_metrics,
 )
-from .stuck_cost import stuck_metrics
+from .stuck_costs import stuck_metrics
 from .tiers import tier_metrics
 from .validity import check_data
 
@@ -36,7 +36,7 @@ from .validity import check_data
 _IRRELEVANT_CONFIG = {"out"}
 # a config key whose difference an earlier warning already names (suite, task set, model)
 _SAID_BY = {"suite": "suite", "tasks": "task set", "model": "model sha256"}
-FORMATS = ("text", "md", "json", "csv", "html")
+COMPARE_FORMATS = ("text", "md", "json", "csv", "html")
 
 
 def column_labels(n: int) -> tuple[str, ...]:

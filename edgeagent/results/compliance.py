@@ -46,14 +46,14 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UserError
-from .accuracy_run import DATASET_NAME, MIN_SAMPLE_COUNT, MLPERF_RESULTS_FILE, RESULTS_FILE
+from ..rundir import ACCURACY_RESULTS_FILE, CONFIG_FILE, MLPERF_RESULTS_FILE, SCORES_FILE
+from .accuracy_run import DATASET_NAME, MIN_SAMPLE_COUNT
 from .metrics import RunData
 from .outcomes import is_accuracy
 
 CHECKER = "mlcommons/endpoints src/inference_endpoint/compliance/checker.py"
 REFERENCE_FACTOR = 0.97  # MLPerf edge ruleset's accuracy_target_settings: 3% one-sided
 REQUIRED_SEED = 42
-SCORES_FILE = "scores.json"  # the replay's scorer output (replay/summary.py writes it)
 
 
 @dataclass(frozen=True)
@@ -233,7 +233,7 @@ def accuracy_score(run_dir: Path) -> AccuracyScore | None:
     entry = _mlperf_entry(_json(run_dir / MLPERF_RESULTS_FILE))
     if entry is not None:
         return AccuracyScore(entry["breakdown"], entry.get("score"))
-    block = _legacy_block(_json(run_dir / RESULTS_FILE))
+    block = _legacy_block(_json(run_dir / ACCURACY_RESULTS_FILE))
     return AccuracyScore(block, None) if block is not None else None
 
 
@@ -308,8 +308,8 @@ def check_compliance(run_dir: Path | str, data: RunData,
         raise UserError(f"--reference {reference:g}: {phase.reference_hint}; give the "
                         f"reference score in ({low:g}, {high:g}]")
     checks: list[Check] = []
-    if not (run_dir / "config.yaml").is_file():
-        checks.append(Check("config_present", False, f"missing {run_dir / 'config.yaml'}"))
+    if not (run_dir / CONFIG_FILE).is_file():
+        checks.append(Check("config_present", False, f"missing {run_dir / CONFIG_FILE}"))
     else:
         checks += config_lock(data, phase)
     checks += phase.checks(data, run_dir, reference)

@@ -25,7 +25,7 @@ from .metrics import (
 from .metrics import task_rows as _task_rows
 from .outcomes import AGENT_WORDS, Words, words
 from .report import report_text
-from .stuck_cost import stuck_lines, stuck_metrics
+from .stuck_costs import stuck_lines, stuck_metrics
 from .tiers import GUIDED_NOTE, TIER_HEADER, tier_lines, tier_metrics, tier_rows, tier_table
 from .validity import Verdict, check_data, verdict_lines
 

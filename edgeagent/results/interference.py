@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..rundir import LOAD_PARTS
 from .metrics import Metric
-from .store import LOAD_PARTS
 
 # Other processes' + steal's share of the CPUs during prefill or decode above which the
 # run's timings are not a measurement of the device: alone, the runs measured here lost

@@ -10,18 +10,14 @@ from __future__ import annotations
 
 import json
 import math
-import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from ..errors import StoreError
+from ..rundir import TURNS_FILE, read_config, read_run
 from .outcomes import is_accuracy, succeeded, unanswered, words
 from .percentiles import Bound, early_stopping_bound, percentile
-from .store import kept_attempts, open_run_db
 
 PHASES = ("prefill", "decode", "tool", "other")
 HEADLINE_Q = 0.90  # the reported latency percentile (MLPerf SingleStream reports p90)
@@ -56,11 +52,8 @@ class RunData:
     replay_dropped: int | None = None
 
 
-REPLAY_TURNS_FILE = "replay_turns.jsonl"  # written by `edgeagent replay`, one turn a line
-
-
 def _replay_dropped(run_dir: Path) -> int | None:
-    path = run_dir / REPLAY_TURNS_FILE
+    path = run_dir / TURNS_FILE
     if not path.is_file():
         return None
     dropped = 0
@@ -72,44 +65,16 @@ def _replay_dropped(run_dir: Path) -> int | None:
     return dropped
 
 
-def _rows(db: Any, sql: str) -> list[dict[str, Any]]:
-    try:
-        return [dict(r) for r in db.execute(sql).fetchall()]
-    except sqlite3.OperationalError as exc:
-        if "no such table" in str(exc):  # a run written before the meter tables existed
-            return []
-        raise StoreError(f"cannot read a run table: {exc} (is it a run directory?)") from exc
-
-
-def _columns(db: Any, table: str) -> tuple[str, ...]:
-    return tuple(r[1] for r in db.execute(f"PRAGMA table_info({table})").fetchall())
-
-
 def load_run(run_dir: Path | str) -> RunData:
     run_dir = Path(run_dir)
-    db = open_run_db(run_dir)
-    try:
-        runs = _rows(db, "SELECT * FROM runs")
-        # a resumed run's superseded attempts are kept in run.db but counted nowhere
-        kept = kept_attempts(db)
-        tasks = _rows(db, f"SELECT * FROM tasks WHERE {kept} ORDER BY rowid")
-        steps = _rows(db, f"SELECT * FROM steps WHERE {kept} ORDER BY t_start_ns")
-        samples = _rows(db, "SELECT * FROM samples ORDER BY t_ns")
-        readings = _rows(db, "SELECT * FROM sample_readings ORDER BY t_ns")
-        extra = {t: _columns(db, t) for t in ("runs", "tasks", "steps")}
-    finally:
-        db.close()
-    prov = json.loads(runs[0]["provenance_json"] or "{}") if runs else {}
-    config: dict[str, Any] = {}
-    cfg_path = run_dir / "config.yaml"
-    if cfg_path.is_file():
-        config = yaml.safe_load(cfg_path.read_text()) or {}
+    stored = read_run(run_dir)
+    prov = json.loads(stored.run["provenance_json"] or "{}") if stored.run else {}
     return RunData(
-        label=runs[0]["run_id"] if runs else run_dir.name,
+        label=stored.run["run_id"] if stored.run else run_dir.name,
         run_dirs=(str(run_dir),),
-        runs=tuple(runs), provenance=prov, config=config, tasks=tuple(tasks),
-        steps=tuple(steps), samples=tuple(samples),
-        power=tuple(power_trace(prov, readings)), extra_columns=extra,
+        runs=stored.runs, provenance=prov, config=read_config(run_dir) or {},
+        tasks=stored.tasks, steps=stored.steps, samples=stored.samples,
+        power=tuple(power_trace(prov, stored.readings)), extra_columns=stored.columns,
         replay_dropped=_replay_dropped(run_dir),
     )
 

@@ -29,10 +29,9 @@ from typing import Any
 
 import yaml
 
+from ..rundir import CONFIG_FILE, MLPERF_DIR, PROVENANCE_FILE
 from .accuracy_run import DATASET_NAME
 
-MLPERF_DIR = "mlperf"
-CONFIG_FILE = "config.yaml"
 # MLPerf's schema requires at least one http(s) endpoint; an in-process engine has none, so
 # the name says so in a reserved TLD (RFC 2606) that can never resolve or be mistaken for one
 IN_PROCESS_ENDPOINT = "http://in-process.invalid"
@@ -59,7 +58,7 @@ def served_model_name(run_dir: Path, config: Mapping[str, Any]) -> str:
     """The model's name as MLPerf's `model_params.name` means it (the served name): the one
     provenance.json recorded (a server's answer, or the known model's), else the config's."""
     try:
-        model = json.loads((Path(run_dir) / "provenance.json").read_text()).get("model")
+        model = json.loads((Path(run_dir) / PROVENANCE_FILE).read_text()).get("model")
     except (OSError, ValueError, AttributeError):
         model = None
     name = model.get("name") if isinstance(model, dict) else None

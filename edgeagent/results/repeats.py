@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StoreError
+from ..rundir import REPEATS_FILE, SUMMARY_FILE
 from .metrics import is_estimated, load_run, metrics_by_key, run_metrics
 
-REPEATS_FILE = "repeats.json"
 FORMAT = "edgeagent-repeats"
 VERSION = 1
 WIDE_HALF_WIDTH_PCT = 5.0  # a wider 95% interval cannot tell devices apart by less
@@ -212,7 +212,7 @@ def _run_values(run_dir: str, headlines: Sequence[Headline]) -> tuple[dict[str, 
 
 
 def _summary_value(run_dir: Path, key: str) -> Value:
-    path = run_dir / "result_summary.json"
+    path = run_dir / SUMMARY_FILE
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):

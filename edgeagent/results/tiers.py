@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..suite.schema import GRADED_TIERS, GUIDED_TIER
+from ..suite import GRADED_TIERS, GUIDED_TIER
 from .metrics import Metric, RunData
 from .percentiles import percentile
 

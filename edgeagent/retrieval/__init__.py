@@ -9,14 +9,19 @@ from __future__ import annotations
 
 import importlib.util
 
-__all__ = [
-    "REQUIRED_MODULES", "missing_dependencies", "unavailable_reason",
-    # in their modules, imported only when retrieval is used:
-    # chunker: Chunk, chunk_text, list_files, read_source; cost: RetrievalCost;
-    # embedder: Embedder, session_options; index: Index, RRF_K;
-    # registry: DEFAULT_EMBEDDING_MODEL, resolve_embedding_model; run: service_for_run;
-    # service: RetrievalService, format_hits
-]
+from ..exports import lazy_exports
+
+# the modules that need the [retrieval] extra load only when one of their names is first read
+_LAZY, __getattr__ = lazy_exports(__name__, {
+    "chunker": ("Chunk", "chunk_text", "list_files", "read_source"),
+    "cost": ("RetrievalCost",),
+    "embedder": ("Embedder", "session_options"),
+    "index": ("Index", "RRF_K"),
+    "registry": ("DEFAULT_EMBEDDING_MODEL", "resolve_embedding_model"),
+    "run": ("service_for_run",),
+    "service": ("RetrievalService", "format_hits"),
+})
+__all__ = ["REQUIRED_MODULES", "missing_dependencies", "unavailable_reason", *_LAZY]
 
 REQUIRED_MODULES = ("onnxruntime", "tokenizers", "sqlite_vec", "numpy")
 

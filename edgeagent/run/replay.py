@@ -9,47 +9,52 @@ import json
 import os
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from ..agent import prompt
-from ..agent.native import resolve_tool_format
+from ..agent import issue_reminder, observation, resolve_tool_format
 from ..config import RunConfig, load_config
-from ..engine.build import EngineFactory, build_engine
+from ..engine import EngineFactory, build_engine
 from ..errors import StoreError, SuiteError
-from ..events import EventSink, RunStarted, StepRecord, TaskRecord
-from ..meter.attribution import task_energy
-from ..meter.host import reset_peak_rss
+from ..events import EventSink, StepRecord, TaskRecord
+from ..meter import reset_peak_rss
 from ..models import resolve_model
-from ..replay.dataset import Conversation, ToolCall
-from ..replay.isl import ContextChoice, auto_n_ctx, turn_lengths
-from ..replay.preset import Preset, require_context
-from ..replay.replayer import (
+from ..replay import (
+    ContextChoice,
+    Conversation,
     ConversationResult,
+    Preset,
     ReplaySettings,
+    ToolCall,
     TurnResult,
+    auto_n_ctx,
     replay_conversation,
+    require_context,
+    scored_mean,
+    turn_lengths,
     uses_native,
+    write_summary,
 )
-from ..replay.score import scored_mean
-from ..replay.summary import SUPERSEDED_TURNS_FILE, TURNS_FILE, write_summary
-from ..results.resume import ResumePlan, plan_resume, resume_config
-from ..results.store import make_run_dir
-from ..sandbox.process import ProcessLimits
-from ..sandbox.tools import Toolbox
-from ..sandbox.workspace import Workspace
-from ..suite import load_suite, suites_root
+from ..rundir import (
+    CONFIG_FILE,
+    SUPERSEDED_TURNS_FILE,
+    TURNS_FILE,
+    ResumePlan,
+    plan_resume,
+    resume_config,
+)
+from ..sandbox import Toolbox, Workspace
+from ..suite import load_suite, suites_root, task_limits
+from .driver import Loaded, drive, model_label
 from .session import (
     RunSession,
-    build_provenance,
     check_out_writable,
     closing_on_error,
-    device_provenance,
-    step_totals,
 )
+from .task_records import task_record
 
 
 def default_dataset() -> Path:
@@ -88,7 +93,7 @@ class SandboxExecutor:
         for call in calls:
             result = self.toolbox.call(call.name, call.args)
             text = self.engine.truncate_to_tokens(result.output, self.observation_tokens)
-            texts.append(prompt.observation(call.name, result, text, reminder=self.reminder))
+            texts.append(observation(call.name, result, text, reminder=self.reminder))
             exit_code = result.exit_code if result.exit_code is not None else exit_code
             error = error or result.error
         return "\n\n".join(texts), exit_code, error
@@ -101,17 +106,18 @@ def _executor_for(conv: Conversation, source: ReplaySource, config: RunConfig, e
         yield None
         return
     assert source.run_dir is not None
-    recorded = yaml.safe_load((source.run_dir / "config.yaml").read_text()) or {}
+    recorded = yaml.safe_load((source.run_dir / CONFIG_FILE).read_text()) or {}
     suite = load_suite(str(recorded.get("suite", "smoke")))
     task_id = conv.id.split("#", 1)[0]
     task = next((t for t in suite.tasks if t.id == task_id), None)
     if task is None:
         raise SuiteError(f"--reexecute-tools: task {task_id!r} of {source.run_dir} is not in "
                          f"suite {suite.name} (is the suite still at {suite.path}?)")
-    limits = ProcessLimits(timeout_s=task.limits.command_timeout_s or 60.0)
+    limits = task_limits(task, command_timeout_s=config.command_timeout_s, out=config.out,
+                         model=config.model)
     with Workspace.create(task.repo_dir) as ws:
         yield SandboxExecutor(Toolbox(ws, task.test_command, limits), engine,
-                              config.observation_tokens, prompt.issue_reminder(task.issue))
+                              config.observation_tokens, issue_reminder(task.issue))
 
 
 def tokenizer_path(config: RunConfig, *, progress: bool = True) -> Path | None:
@@ -127,7 +133,7 @@ def choose_context(config: RunConfig, conversations: Sequence[Conversation], *,
                    progress: bool = True) -> ContextChoice:
     """`--n-ctx auto`: the context that holds the largest prompt of `conversations` and
     `max_new_tokens`, capped by the model's training context (tokenizer only, no weights)."""
-    from ..engine.vocab import Vocabulary
+    from ..engine import Vocabulary
 
     path = tokenizer_path(config, progress=progress)
     if path is None:
@@ -151,18 +157,13 @@ def choose_context(config: RunConfig, conversations: Sequence[Conversation], *,
 
 def _task_record(result: ConversationResult, attempt: int, steps: list[StepRecord],
                  wall_ms: float, score: float | None) -> TaskRecord:
-    energy, reason = task_energy(steps)
     dropped = sum(1 for t in result.turns if t.status == "dropped")
-    return TaskRecord(
-        task_id=result.conversation_id, attempt=attempt,
+    return task_record(
+        result.conversation_id, attempt, steps, wall_ms,
         outcome="replayed" if result.termination == "completed" else "invalid",
-        termination=result.termination, steps=len(steps), wall_ms=wall_ms,
-        context_tokens_final=max((s.context_tokens + s.decoded_tokens for s in steps), default=0),
-        **step_totals(steps),
-        energy_j=energy, energy_null_reason=reason,
+        termination=result.termination,
         grading_output=(f"inline score {score:.4f}" if score is not None else "no turn")
-        + (f"; {dropped} dropped turn(s)" if dropped else ""),
-    )
+        + (f"; {dropped} dropped turn(s)" if dropped else ""))
 
 
 def _append_turn(path: Path, turn: TurnResult) -> None:
@@ -203,7 +204,7 @@ def execute_replay(
     `replay.preset`; the longest turn must fit, checked before the model loads.
     `resume_dir`: continue that interrupted replay (config and source from resume_replay):
     a conversation with a finished record is kept, any other runs again from its first turn
-    as its next attempt, as `run --resume` does with tasks (results/resume.py)."""
+    as its next attempt, as `run --resume` does with tasks (rundir/resume.py)."""
     if resume_dir is not None:
         return _resume(config, source, resume_dir, reexecute_tools=reexecute_tools,
                        sinks=sinks, stop_requested=stop_requested, progress=progress,
@@ -223,38 +224,85 @@ def execute_replay(
         tool_format = resolve_tool_format(config.tool_format, engine, live=False)
     settings = ReplaySettings(config.max_new_tokens, inject_tool_delay, config.grammar,
                               tool_format.resolved)
-    run_dir = make_run_dir(out, _run_label(source, model))
     replay_info = _replay_info(config, source, engine, choice, sampling_note,
                                reexecute_tools=reexecute_tools,
                                inject_tool_delay=inject_tool_delay, preset=preset)
-    (run_dir / TURNS_FILE).touch()
-    return _metered_replay(config, source, model, engine, tool_format, settings, run_dir,
-                           replay_info, sinks=sinks, stop_requested=stop_requested,
-                           peak_rss_scope=peak_rss_scope, reexecute_tools=reexecute_tools)
+    workload = ReplayWorkload(config, source, settings, tool_format, replay_info,
+                              reexecute_tools, stop_requested, _run_label(source, model))
+    return _metered_replay(workload, Loaded(config, model, engine, peak_rss_scope), sinks=sinks)
 
 
-def _metered_replay(config: RunConfig, source: ReplaySource, model: Any, engine: Any,
-                    tool_format: Any, settings: ReplaySettings, run_dir: Path,
-                    replay_info: dict[str, Any], *, sinks: Sequence[EventSink],
-                    stop_requested: Callable[[], bool], peak_rss_scope: str,
-                    reexecute_tools: bool, plan: ResumePlan | None = None) -> ReplayResult:
-    """The session around the conversations: store, meter, provenance, the summary files
-    written from the closed run.db."""
-    device = device_provenance(engine)  # before the session: not inside the run's time
-    summary: dict[str, Any] = {}
-    session = RunSession.open(
-        config, run_dir, {**config.to_dict(), "replay": replay_info}, engine, sinks,
-        stop_requested=stop_requested, resume=plan, peak_rss_scope=peak_rss_scope,
-        after_close=lambda: summary.update(write_summary(run_dir, replay_info)))
-    with session:
-        provenance = build_provenance(config, model, engine, session.power, device)
-        provenance["replay"] = replay_info
-        provenance["tool_format"] = tool_format.to_dict()
-        session.emit(RunStarted(run_dir.name, str(run_dir), f"replay:{source.label}",
-                                tuple(c.id for c in source.conversations), provenance))
-        _replay_all(session, source, config, engine, settings, reexecute_tools, stop_requested,
-                    plan)
-    return ReplayResult(run_dir, session.status, summary)
+@dataclass
+class ReplayWorkload:
+    """Recorded conversations, each replayed teacher-forced through the engine, its turns
+    scored inline; the summary files written from the closed run.db."""
+
+    config: RunConfig
+    source: ReplaySource
+    settings: ReplaySettings
+    tool_format: Any  # the resolved ToolFormat
+    replay_info: dict[str, Any]
+    reexecute_tools: bool
+    stop_requested: Callable[[], bool]
+    run_label: str
+    stop_ends_run: bool = True
+    summary: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def suite(self) -> str:
+        return f"replay:{self.source.label}"
+
+    def label(self, model: Any) -> str:
+        return self.run_label
+
+    def store_config(self, config: RunConfig) -> dict[str, Any]:
+        return {**config.to_dict(), "replay": self.replay_info}
+
+    def provenance(self, provenance: dict[str, Any]) -> None:
+        provenance["replay"] = self.replay_info
+        provenance["tool_format"] = self.tool_format.to_dict()
+
+    def unit_ids(self) -> tuple[str, ...]:
+        return tuple(c.id for c in self.source.conversations)
+
+    @contextlib.contextmanager
+    def running(self, session: RunSession, plan: ResumePlan | None
+                ) -> Iterator[dict[str, TaskRecord]]:
+        (session.run_dir / TURNS_FILE).touch()
+        yield dict(plan.done) if plan is not None else {}
+
+    def run_unit(self, session: RunSession, unit: str, attempt: int) -> TaskRecord:
+        """One conversation, its task record (with its metered energy) as stored."""
+        conv = next(c for c in self.source.conversations if c.id == unit)
+        collector = session.collector
+        turns_path = session.run_dir / TURNS_FILE
+        collector.steps.clear()
+        t_conv = time.monotonic_ns()
+        with _executor_for(conv, self.source, self.config, session.engine,
+                           self.reexecute_tools) as executor:
+            result = replay_conversation(
+                conv, session.engine, session.sink, self.settings, executor=executor,
+                stop_requested=self.stop_requested,
+                on_turn=lambda t: _append_turn(turns_path, t), attempt=attempt,
+            )
+        session.emit(_task_record(result, attempt, list(collector.steps),
+                                  (time.monotonic_ns() - t_conv) / 1e6,
+                                  scored_mean(t.score for t in result.turns)))
+        return collector.tasks[-1]
+
+    def unit_done(self, unit: str, n: int, record: TaskRecord, fresh: bool) -> None:
+        pass
+
+    def after_close(self, run_dir: Path) -> None:
+        (run_dir / TURNS_FILE).touch()  # a session that failed before its first conversation
+        self.summary.update(write_summary(run_dir, self.replay_info))
+
+
+def _metered_replay(workload: ReplayWorkload, loaded: Loaded, *, sinks: Sequence[EventSink],
+                    plan: ResumePlan | None = None) -> ReplayResult:
+    session = drive(workload, loaded, plan=plan, sinks=sinks,
+                    stop_requested=workload.stop_requested)
+    return ReplayResult(session.run_dir, session.status, workload.summary)
 
 
 def resume_replay(run_dir: Path, overrides: dict[str, Any]) -> tuple[RunConfig, ReplaySource]:
@@ -284,7 +332,7 @@ def resume_replay(run_dir: Path, overrides: dict[str, Any]) -> tuple[RunConfig, 
 
 
 def _recorded_replay(run_dir: Path) -> dict[str, Any]:
-    data = yaml.safe_load((Path(run_dir) / "config.yaml").read_text(encoding="utf-8"))
+    data = yaml.safe_load((Path(run_dir) / CONFIG_FILE).read_text(encoding="utf-8"))
     return dict(data["replay"])
 
 
@@ -302,11 +350,10 @@ def _resume(config: RunConfig, source: ReplaySource, resume_dir: Path, *,
         tool_format = resolve_tool_format(config.tool_format, engine, live=False)
     settings = ReplaySettings(config.max_new_tokens, bool(replay_info.get("inject_tool_delay")),
                               config.grammar, tool_format.resolved)
-    run_dir = plan.run_dir
-    set_aside_unfinished_turns(run_dir, set(plan.done))
-    return _metered_replay(config, source, model, engine, tool_format, settings, run_dir,
-                           replay_info, sinks=sinks, stop_requested=stop_requested,
-                           peak_rss_scope=peak_rss_scope, reexecute_tools=reexecute_tools,
+    set_aside_unfinished_turns(plan.run_dir, set(plan.done))
+    workload = ReplayWorkload(config, source, settings, tool_format, replay_info,
+                              reexecute_tools, stop_requested, plan.run_dir.name)
+    return _metered_replay(workload, Loaded(config, model, engine, peak_rss_scope), sinks=sinks,
                            plan=plan)
 
 
@@ -372,35 +419,4 @@ def _replay_info(config: RunConfig, source: ReplaySource, engine: Any,
 def _run_label(source: ReplaySource, model: Any) -> str:
     label = Path(source.label).stem if source.run_dir is None else Path(source.label).name[:40]
     # names hold dots (no Path().stem); an endpoint's served name may be a path
-    name = model.name or (str(model.path) if model.path else "endpoint")
-    model_label = Path(name).stem if "/" in name or name.endswith(".gguf") else name
-    return f"replay-{label}-{model_label}"[:80]
-
-
-def _replay_all(session: RunSession, source: ReplaySource, config: RunConfig, engine: Any,
-                settings: ReplaySettings, reexecute_tools: bool,
-                stop_requested: Callable[[], bool], plan: ResumePlan | None = None) -> None:
-    """Each conversation in turn, its task record (with its metered energy) kept in
-    `session.records`, until the conversations end or a stop is asked for; with `plan`, the
-    conversations it finished are kept and the others run as their next attempt."""
-    collector = session.collector
-    turns_path = session.run_dir / TURNS_FILE
-    for conv in source.conversations:
-        if stop_requested():
-            break
-        if plan is not None and conv.id in plan.done:
-            session.records.append(plan.done[conv.id])  # finished before the stop: kept
-            continue
-        attempt = plan.next_attempt.get(conv.id, 0) if plan is not None else 0
-        collector.steps.clear()
-        t_conv = time.monotonic_ns()
-        with _executor_for(conv, source, config, engine, reexecute_tools) as executor:
-            result = replay_conversation(
-                conv, engine, session.sink, settings, executor=executor,
-                stop_requested=stop_requested,
-                on_turn=lambda t: _append_turn(turns_path, t), attempt=attempt,
-            )
-        session.emit(_task_record(result, attempt, list(collector.steps),
-                                  (time.monotonic_ns() - t_conv) / 1e6,
-                                  scored_mean(t.score for t in result.turns)))
-        session.records.append(collector.tasks[-1])
+    return f"replay-{label}-{model_label(model)}"[:80]

@@ -3,24 +3,23 @@ each task run the agent loop in a fresh workspace, grade it with the hidden test
 it."""
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..agent.loop import AgentLimits, LoopResult, run_agent
-from ..agent.native import resolve_tool_format
+from ..agent import AgentLimits, LoopResult, resolve_tool_format, run_agent
 from ..config import (
     DEFAULT_WALL_S,
     RunConfig,
     effective_max_steps,
 )
-from ..engine.base import Engine
-from ..engine.build import EngineFactory, build_engine
+from ..engine import Engine, EngineFactory, build_engine
 from ..errors import StoreError, SuiteError
-from ..events import EventSink, RunStarted, StepRecord, TaskRecord
+from ..events import EventSink, StepRecord, TaskRecord
 from ..harness import (
     EXTERNAL_AGENTS,
     AgentContext,
@@ -30,24 +29,18 @@ from ..harness import (
     run_external,
     run_single_shot,
 )
-from ..meter.attribution import sum_joules
-from ..meter.host import reset_peak_rss
-from ..models import models_dir
-from ..results.resume import plan_resume
-from ..results.store import make_run_dir
-from ..sandbox.process import ProcessLimits, run_command
-from ..sandbox.tools import Toolbox
-from ..sandbox.workspace import Workspace
-from ..suite import DEFAULT_COMMAND_TIMEOUT_S, Grade, Task, grade, load_suite, select_tasks
+from ..meter import reset_peak_rss
+from ..rundir import ResumePlan, plan_resume
+from ..sandbox import ProcessLimits, Toolbox, Workspace, run_command
+from ..suite import Grade, Task, grade, load_suite, select_tasks, task_limits
+from .driver import Loaded, drive, model_label
 from .session import (
     RunSession,
     StepCollector,
-    build_provenance,
     check_out_writable,
     closing_on_error,
-    device_provenance,
-    task_costs,
 )
+from .task_records import task_record
 
 # exit codes of a shell that could not start the command at all
 _CANNOT_RUN = {126, 127}
@@ -61,13 +54,8 @@ class RunResult:
 
 
 def _process_limits(task: Task, config: RunConfig) -> ProcessLimits:
-    timeout = config.command_timeout_s or task.limits.command_timeout_s or DEFAULT_COMMAND_TIMEOUT_S
-    # never shown to a command, even where a directory it may read holds them: the suite
-    # (hidden tests, oracles), the run directories, the model files
-    hide = (str(task.dir.parent), str(config.out), str(models_dir()))
-    if config.model and Path(config.model).suffix == ".gguf":
-        hide += (str(Path(config.model).parent),)
-    return ProcessLimits(timeout_s=timeout, hide=hide)
+    return task_limits(task, command_timeout_s=config.command_timeout_s, out=config.out,
+                       model=config.model)
 
 
 def preflight(tasks: Sequence[Task], config: RunConfig) -> None:
@@ -88,38 +76,14 @@ def _task_record(
     task: Task, attempt: int, loop: LoopResult, graded: Grade | None, steps: list[StepRecord],
     wall_ms: float, error: str | None,
 ) -> TaskRecord:
-    costs = task_costs(steps)
-    energy = costs["energy_j"]
     if error is not None:
         outcome = "error"
     else:
         outcome = "resolved" if graded is not None and graded.resolved else "unresolved"
-    return TaskRecord(
-        task_id=task.id,
-        attempt=attempt,
-        outcome=outcome,
-        termination=loop.termination,
-        steps=len(steps),
-        wall_ms=wall_ms,
-        context_tokens_final=loop.final_context_tokens,
-        **costs,
+    return task_record(
+        task.id, attempt, steps, wall_ms, outcome=outcome, termination=loop.termination,
         grading_output=graded.output[-4000:] if graded else "not graded: " + loop.termination,
-        error=error,
-        termination_detail=loop.detail,
-        average_w=energy / (wall_ms / 1000) if energy is not None and wall_ms > 0 else None,
-        **_retrieval_totals(steps),
-    )
-
-
-def _retrieval_totals(steps: Sequence[StepRecord]) -> dict[str, Any]:
-    searched = [s for s in steps if s.t_retrieval_start_ns is not None]
-    return {
-        "retrieval_calls": len(searched),
-        "retrieval_index_ms": sum(s.retrieval_index_ms or 0.0 for s in searched)
-        if searched else None,
-        "energy_retrieval_j": sum_joules([s.energy_retrieval.joules for s in searched])
-        if searched else None,
-    }
+        error=error, termination_detail=loop.detail)
 
 
 def _agent_limits(task: Task, config: RunConfig, tool_format: str) -> AgentLimits:
@@ -228,9 +192,62 @@ def _grade_safely(task: Task, ws: Workspace, limits: ProcessLimits) -> Grade:
                             f"{type(exc).__name__}: {exc}"[:2000])
 
 
-def _run_label(suite: str, model: str) -> str:
-    model_label = Path(model).stem if "/" in model or model.endswith(".gguf") else model
-    return f"{Path(suite).name}-{model_label}"[:80]
+@dataclass
+class LiveWorkload:
+    """A suite's tasks, each run by the run's agent in a fresh workspace and graded by its
+    hidden tests."""
+
+    config: RunConfig
+    suite_name: str
+    tasks: Sequence[Task]
+    tool_format: Any  # the resolved ToolFormat
+    retrieval: Any
+    stop_requested: Callable[[], bool | str]
+    model_name: str  # the name an external agent asks the run's endpoint for
+    stop_ends_run: bool = True
+    agents: AgentContext | None = None  # while the tasks run
+
+    @property
+    def suite(self) -> str:
+        return self.suite_name
+
+    def label(self, model: Any) -> str:
+        return f"{Path(self.suite_name).name}-{model_label(model)}"[:80]
+
+    def store_config(self, config: RunConfig) -> dict[str, Any]:
+        return config.to_dict()
+
+    def provenance(self, provenance: dict[str, Any]) -> None:
+        provenance["tool_format"] = self.tool_format.to_dict()
+        if self.retrieval is not None:
+            provenance["retrieval"] = self.retrieval.provenance()
+        # reports keep the guided tier apart from the graded ones (results/tiers.py)
+        provenance["task_tiers"] = {t.id: t.tier for t in self.tasks}
+        provenance["agent"] = agent_provenance(self.config)
+
+    def unit_ids(self) -> tuple[str, ...]:
+        return tuple(t.id for t in self.tasks)
+
+    @contextlib.contextmanager
+    def running(self, session: RunSession, plan: ResumePlan | None
+                ) -> Iterator[dict[str, TaskRecord]]:
+        """An external agent's endpoint, open while the tasks run."""
+        with open_agents(self.config.agent, session.engine, session.sink, session.run_dir,
+                         self.model_name) as agents:
+            self.agents = agents
+            yield dict(plan.done) if plan is not None else {}
+
+    def run_unit(self, session: RunSession, unit: str, attempt: int) -> TaskRecord:
+        task = next(t for t in self.tasks if t.id == unit)
+        return run_task(task, attempt, self.config, session.engine, session.sink,
+                        self.stop_requested, session.collector, self.retrieval,
+                        self.tool_format.resolved, self.agents)
+
+    def unit_done(self, unit: str, n: int, record: TaskRecord, fresh: bool) -> None:
+        pass
+
+    def after_close(self, run_dir: Path) -> None:
+        pass
 
 
 def execute_run(
@@ -242,11 +259,10 @@ def execute_run(
     engine_factory: EngineFactory | None = None,
     resume_dir: Path | None = None,
 ) -> RunResult:
-    """`resume_dir`: continue that interrupted run (policy in results/resume.py)."""
+    """`resume_dir`: continue that interrupted run (policy in rundir/resume.py)."""
     suite = load_suite(config.suite)
     tasks = select_tasks(suite, config.tasks)
-    out = Path(config.out)
-    check_out_writable(out)
+    check_out_writable(Path(config.out))
     preflight(tasks, config)
     check_agent(config.agent, config.agent_cmd)  # before the model loads
     retrieval = _retrieval_service(config)
@@ -255,39 +271,11 @@ def execute_run(
     with closing_on_error(engine):
         tool_format = resolve_tool_format(config.tool_format, engine, live=True)
     plan = plan_resume(resume_dir) if resume_dir is not None else None
-    if plan is None:
-        run_dir = make_run_dir(out, _run_label(suite.name, model.name or str(model.path)))
-    else:
-        run_dir = plan.run_dir
-    device = device_provenance(engine)  # before the session: not inside the run's time
-    with RunSession.open(config, run_dir, config.to_dict(), engine, sinks,
-                         stop_requested=stop_requested, resume=plan,
-                         peak_rss_scope=peak_rss_scope) as session:
-        provenance = build_provenance(config, model, engine, session.power, device)
-        provenance["tool_format"] = tool_format.to_dict()
-        if retrieval is not None:
-            provenance["retrieval"] = retrieval.provenance()
-        # reports keep the guided tier apart from the graded ones (results/tiers.py)
-        provenance["task_tiers"] = {t.id: t.tier for t in tasks}
-        provenance["agent"] = agent_provenance(config)
-        session.emit(
-            RunStarted(run_dir.name, str(run_dir), suite.name, tuple(t.id for t in tasks),
-                       provenance)
-        )
-        with open_agents(config.agent, engine, session.sink, run_dir,
-                         model.name or Path(str(model.path)).stem) as agents:
-            for task in tasks:
-                if stop_requested():
-                    break
-                if plan is not None and task.id in plan.done:
-                    session.records.append(plan.done[task.id])  # finished before the stop: kept
-                    continue
-                attempt = plan.next_attempt.get(task.id, 0) if plan is not None else 0
-                with session.unit(task.id, attempt):
-                    session.records.append(run_task(
-                        task, attempt, config, engine, session.sink, stop_requested,
-                        session.collector, retrieval, tool_format.resolved, agents))
-    return RunResult(run_dir, session.status, tuple(session.records))
+    workload = LiveWorkload(config, suite.name, tasks, tool_format, retrieval, stop_requested,
+                            model.name or Path(str(model.path)).stem)
+    session = drive(workload, Loaded(config, model, engine, peak_rss_scope), plan=plan,
+                    sinks=sinks, stop_requested=stop_requested)
+    return RunResult(session.run_dir, session.status, tuple(session.records))
 
 
 def _retrieval_service(config: RunConfig) -> Any:
@@ -295,6 +283,6 @@ def _retrieval_service(config: RunConfig) -> Any:
     loads; None when off."""
     if not config.retrieval:
         return None
-    from ..retrieval.run import service_for_run
+    from ..retrieval import service_for_run
 
     return service_for_run(config)

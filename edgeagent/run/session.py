@@ -1,9 +1,9 @@
-"""What a live run and a replay share: the output check, the run directory's store, the meter
+"""What every kind of run shares: the output check, the run directory's store, the meter
 (sources, sampler, metered fan-out), the step collector, the provenance and the end of the run.
 
-A session is opened once the engine is loaded and used as a context manager: entering starts
-the sampler, leaving ends the run the same way whatever stopped it (complete, interrupted,
-failed), for a live run, a replay, or any later kind of run that writes a run directory.
+The driver (driver.py) opens the one session of a run once the engine is loaded and uses it as
+a context manager: entering starts the sampler, leaving ends the run the same way whatever
+stopped it (complete, interrupted, failed), whatever the workload.
 """
 
 from __future__ import annotations
@@ -21,20 +21,24 @@ from .. import __version__
 from ..config import RunConfig
 from ..errors import StoreError
 from ..events import Event, EventSink, FanOut, RunFinished, StepRecord, TaskRecord
-from ..meter.attribution import MeteredSink, phase_joules, sum_joules, task_energy
-from ..meter.baseline import measure_baseline
-from ..meter.device import device_snapshot
-from ..meter.energy import NO_SOURCE
-from ..meter.host import PEAK_RSS_LIFETIME, HostReader, peak_rss_bytes
-from ..meter.interference import PROC_STAT
-from ..meter.sampler import Sampler
-from ..meter.sources import Total, choose_total, describe, discover_all
-from ..meter.sources.battery import MIN_INTERVAL_S as BATTERY_MIN_INTERVAL_S
-from ..meter.sources.jetson import board_info as jetson_board_info
-from ..results.interference import INTERFERENCE_THRESHOLD
-from ..results.resume import ResumePlan
-from ..results.store import RunStore
-from ..sandbox.process import isolation_report
+from ..meter import (
+    NO_SOURCE,
+    PEAK_RSS_LIFETIME,
+    PROC_STAT,
+    HostReader,
+    MeteredSink,
+    Sampler,
+    device_snapshot,
+    measure_baseline,
+    peak_rss_bytes,
+    sum_joules,
+)
+from ..meter.sources import BATTERY_MIN_INTERVAL_S, Total, choose_total, describe, discover_all
+from ..meter.sources import board_info as jetson_board_info
+from ..results import INTERFERENCE_THRESHOLD
+from ..rundir import ResumePlan, RunStore
+from ..sandbox import isolation_report
+from .task_records import task_record
 
 
 def failure_reason(exc: BaseException) -> str:
@@ -62,28 +66,6 @@ class StepCollector:
             self.kv_cache_bytes_max = max(self.kv_cache_bytes_max or 0, event.kv_cache_bytes)
         elif isinstance(event, TaskRecord):
             self.tasks.append(event)
-
-
-def step_totals(steps: Sequence[StepRecord]) -> dict[str, Any]:
-    """A task record's token and time totals over its steps (live, replayed or cut short)."""
-    return {
-        "prefill_tokens": sum(s.prefill_tokens for s in steps),
-        "decoded_tokens": sum(s.decoded_tokens for s in steps),
-        "reused_tokens": sum(s.reused_tokens for s in steps),
-        "prefill_ms": sum(s.prefill_ms for s in steps),
-        "decode_ms": sum(s.decode_ms for s in steps),
-        "tool_ms": sum(s.tool_ms for s in steps),
-        "format_errors": sum(1 for s in steps if s.format_error),
-    }
-
-
-def task_costs(steps: Sequence[StepRecord]) -> dict[str, Any]:
-    """A finished task record's totals over its steps: tokens and times (step_totals), the
-    energy of all of them (null with the first reason) and of each phase."""
-    energy, reason = task_energy(steps)
-    return {**step_totals(steps), "energy_j": energy, "energy_null_reason": reason,
-            **{f"energy_{phase}_j": phase_joules(steps, phase)
-               for phase in ("prefill", "decode", "tool", "other")}}
 
 
 def check_out_writable(out: Path) -> None:
@@ -125,7 +107,7 @@ def interference_provenance(config: RunConfig) -> dict[str, Any]:
 def device_provenance(engine: Any) -> dict[str, Any]:
     """The device snapshot and its memory bandwidth (cached per device; measured on the first
     run there, before the run's clock starts)."""
-    from ..results.bandwidth import device_bandwidth
+    from ..results import device_bandwidth
 
     device = device_snapshot(getattr(engine, "system_info", None))
     return {**device, "memory_bandwidth": device_bandwidth(device)}
@@ -178,7 +160,7 @@ class RunSession:
     """One run directory being written: its store, its meter and the sink every event goes
     through (metering first, then the store, the collector and the caller's sinks).
 
-    Used as `with RunSession.open(...) as session:` by live runs and replays alike: entering
+    Used as `with RunSession.open(...) as session:` by the driver (driver.py): entering
     starts the meter's clock and sampler; leaving, however the block ends (done, a stop asked
     for, Ctrl-C, an exception), records the status (`ended_status`), cuts short the task in
     progress (`unit`), records RunFinished, closes the store and the engine, then runs
@@ -270,14 +252,9 @@ class RunSession:
         reason, so no task stays "running" and `--resume` runs it again. Written to the store
         alone: the other sinks (a console whose reader went away) may be what failed."""
         steps = [s for s in self.collector.steps if s.task_id == task_id]
-        record = TaskRecord(
-            task_id=task_id, attempt=attempt, outcome="unresolved", termination="interrupted",
-            steps=len(steps), wall_ms=wall_ms,
-            context_tokens_final=max((s.context_tokens for s in steps), default=0),
-            **step_totals(steps), energy_j=None,
-            energy_null_reason="the task did not finish", grading_output="not graded: " + why,
-            error=why, termination_detail=why,
-        )
+        record = task_record(task_id, attempt, steps, wall_ms, outcome="unresolved",
+                             termination="interrupted", grading_output="not graded: " + why,
+                             error=why, termination_detail=why, finished=False)
         with contextlib.suppress(StoreError):  # the store may be what failed (disk full)
             self.store.emit(record)
 

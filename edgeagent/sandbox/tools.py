@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from edgeagent.retrieval.cost import RetrievalCost
+from edgeagent.retrieval import RetrievalCost
 from edgeagent.sandbox import edit_match
 from edgeagent.sandbox.process import CommandResult, ProcessLimits, run_command
 from edgeagent.sandbox.workspace import PathRefused, Workspace
@@ -455,7 +455,7 @@ class Toolbox:
             raise ToolFailed("query must not be empty; describe the code you are looking for")
         if not 1 <= k <= MAX_SEARCH_K:
             raise ToolFailed(f"k must be between 1 and {MAX_SEARCH_K}, got {k}")
-        from edgeagent.retrieval.service import format_hits
+        from edgeagent.retrieval import format_hits
 
         result = self.retriever.search(query, k)
         self._retrieval_cost = result.cost

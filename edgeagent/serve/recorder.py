@@ -23,7 +23,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TypeVar
 
-from ..engine.base import Generation, Message
+from ..engine import Generation, Message
 from ..events import EventSink, StepAnswered, StepRecord, TaskStarted, step_record
 
 T = TypeVar("T")

@@ -16,16 +16,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..agent.native import native_constraint
-from ..engine.base import (
-    ContextOverflow,
-    Engine,
-    EngineError,
-    Generation,
-    Grammar,
-    Message,
-    ToolCall,
-)
+from ..agent import native_constraint
+from ..engine import ContextOverflow, Engine, EngineError, Generation, Grammar, Message, ToolCall
 from .recorder import StepRecorder
 from .wire import DEFAULT_MAX_TOKENS, Answer, ChatRequest, WireError, answer_of
 

@@ -15,7 +15,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from ..engine.base import Generation, Message, ToolCall
+from ..engine import Generation, Message, ToolCall
 
 ROLES = ("system", "developer", "user", "assistant", "tool")
 DEFAULT_MAX_TOKENS = 1024

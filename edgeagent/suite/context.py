@@ -20,12 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..agent import prompt
-from ..agent.native import openai_tools
-from ..engine.base import Message, ToolCall
-from ..engine.tool_format import call_id
-from ..engine.vocab import Vocabulary
-from ..sandbox.tools import TOOL_SPECS, ToolResult
+from ..agent import issue_reminder, observation, openai_tools, system_prompt, task_prompt
+from ..engine import Message, ToolCall, Vocabulary, call_id
+from ..sandbox import TOOL_SPECS, ToolResult
 from .schema import Task
 from .validate import ContextProbe
 
@@ -70,10 +67,10 @@ class ContextEstimator(ContextProbe):
         self._last_action = 0
 
     def start(self, task: Task, repo_files: Sequence[str]) -> None:
-        self.reminder = prompt.issue_reminder(task.issue)
+        self.reminder = issue_reminder(task.issue)
         self.messages = [
-            Message("system", prompt.system_prompt(TOOL_SPECS, native=self.tools is not None)),
-            Message("user", prompt.task_prompt(task.title, task.issue, repo_files)),
+            Message("system", system_prompt(TOOL_SPECS, native=self.tools is not None)),
+            Message("user", task_prompt(task.title, task.issue, repo_files)),
         ]
 
     def step(self, tool: str, args: dict[str, Any], result: ToolResult) -> int | None:
@@ -82,7 +79,7 @@ class ContextEstimator(ContextProbe):
         tok = self.tokenizer
         self._last_prompt = len(tok.prompt_tokens(self.messages, self.tools))
         text = tok.truncate(result.output, self.observation_tokens)
-        seen = prompt.observation(tool, result, text, reminder=self.reminder)
+        seen = observation(tool, result, text, reminder=self.reminder)
         if self.tools is not None:
             call = ToolCall(call_id(len(self.messages)), tool,
                             json.dumps(args, ensure_ascii=False))
@@ -114,8 +111,8 @@ def task_fingerprint(task: Task, model_path: Path | None) -> str:
     """Changes when the task's files, the tokenizer or the prompts change."""
     h = hashlib.sha256()
     h.update(f"v{_ESTIMATE_VERSION}\0{OBSERVATION_TOKENS}\0".encode())
-    h.update(prompt.system_prompt(TOOL_SPECS).encode())
-    h.update(prompt.system_prompt(TOOL_SPECS, native=True).encode())
+    h.update(system_prompt(TOOL_SPECS).encode())
+    h.update(system_prompt(TOOL_SPECS, native=True).encode())
     if model_path is not None:
         st = model_path.stat()
         h.update(f"{model_path.name}\0{st.st_size}\0".encode())

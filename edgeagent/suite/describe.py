@@ -8,9 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import SuiteError
-from ..sandbox.process import ProcessLimits
-from ..sandbox.tools import SKIP_DIRS, Toolbox
-from ..sandbox.workspace import Workspace
+from ..models import models_dir
+from ..sandbox import SKIP_DIRS, ProcessLimits, Toolbox, Workspace
 from .context import (
     ContextEstimate,
     EstimatorFactory,
@@ -19,7 +18,7 @@ from .context import (
     task_fingerprint,
 )
 from .load import bundled_suite_names, load_oracle, load_suite, select_tasks
-from .schema import Suite, Task
+from .schema import DEFAULT_COMMAND_TIMEOUT_S, Suite, Task
 
 
 @dataclass(frozen=True)
@@ -51,8 +50,20 @@ def _oracle_steps(task: Task) -> int | None:
         return None
 
 
-def task_limits(task: Task) -> ProcessLimits:
-    return ProcessLimits(timeout_s=task.limits.command_timeout_s)
+def task_limits(task: Task, *, command_timeout_s: float | None = None,
+                out: str | Path | None = None, model: str | Path | None = None
+                ) -> ProcessLimits:
+    """The one rule for the limits of a task's commands, wherever they run (a live run, its
+    grading, a replay re-executing tools, an oracle): the run's timeout, else the task's,
+    else the default; and never shown to a command, even where a directory it may read holds
+    them: the suite (hidden tests, oracles), the run directories (`out`) and the model files."""
+    timeout = command_timeout_s or task.limits.command_timeout_s or DEFAULT_COMMAND_TIMEOUT_S
+    hide = (str(task.dir.parent), str(models_dir()))
+    if out is not None:
+        hide += (str(out),)
+    if model and Path(model).suffix == ".gguf":
+        hide += (str(Path(model).parent),)
+    return ProcessLimits(timeout_s=timeout, hide=hide)
 
 
 def estimate_context(task: Task, factory: EstimatorFactory) -> ContextEstimate:

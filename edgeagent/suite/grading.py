@@ -21,8 +21,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from edgeagent.sandbox.process import CommandResult, ProcessLimits, run_command
-from edgeagent.sandbox.workspace import Workspace
+from edgeagent.sandbox import CommandResult, ProcessLimits, Workspace, run_command
 
 from . import test_child, test_runner
 from .schema import Grade, Task, TestOutcome

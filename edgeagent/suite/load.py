@@ -16,7 +16,7 @@ import yaml
 
 from edgeagent.errors import SuiteError
 from edgeagent.safe_yaml import NoAliasLoader
-from edgeagent.sandbox.tools import ALL_TOOL_SPECS
+from edgeagent.sandbox import ALL_TOOL_SPECS
 
 from .schema import (
     DEFAULT_COMMAND_TIMEOUT_S,

@@ -7,9 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from edgeagent.errors import SuiteError
-from edgeagent.sandbox.process import ProcessLimits, run_command
-from edgeagent.sandbox.tools import Toolbox, ToolResult
-from edgeagent.sandbox.workspace import Workspace
+from edgeagent.sandbox import ProcessLimits, Toolbox, ToolResult, Workspace, run_command
 
 from .grading import grade, output_tail
 from .load import load_oracle
@@ -123,7 +121,7 @@ def _oracle_retriever(steps: Sequence[OracleStep], root: Path) -> object | None:
 
     if unavailable_reason() is not None:
         return None
-    from edgeagent.retrieval.service import RetrievalService
+    from edgeagent.retrieval import RetrievalService
 
     return RetrievalService().retriever(root)
 

@@ -7,9 +7,10 @@ Pareto front (render.py)."""
 from ..exports import lazy_exports
 
 __all__, __getattr__ = lazy_exports(__name__, {
-    "grid": ("SETTINGS", "Configuration", "expand", "parse_lists"),
+    "grid": ("Configuration", "SETTINGS", "expand", "parse_lists"),
     "index": ("INDEX_FILE", "RUNS_DIR", "SweepIndex", "is_sweep_dir", "load_index"),
-    "plan": ("SweepPlan", "new_plan", "plan_of_index", "start_index"),
+    "plan": ("SweepPlan", "new_plan", "plan_of_index", "replay_workload", "start_index",
+             "suite_workload"),
     "execute": ("Workload", "child_command", "run_sweep", "sweep_running"),
     "table": ("COLUMNS", "SweepTable", "pareto_front", "sweep_table"),
     "render": ("FORMATS", "OUTPUT_FILES", "render_table", "write_outputs"),

@@ -27,7 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..run.session import ended_status
+from ..run import ended_status
+from ..rundir import DB_FILE
 from .grid import Configuration
 from .index import RUNS_DIR, SweepIndex
 
@@ -135,7 +136,7 @@ def _entry(conf: dict[str, Any], repeat: int) -> dict[str, Any] | None:
 
 def _is_finished(index: SweepIndex, entry: dict[str, Any] | None) -> bool:
     return bool(entry and entry.get("status") == "complete" and entry.get("run_dir")
-                and (index.path / entry["run_dir"] / "run.db").is_file())
+                and (index.path / entry["run_dir"] / DB_FILE).is_file())
 
 
 @dataclass
@@ -265,7 +266,7 @@ def _entry_to_run(index: SweepIndex, conf: dict[str, Any], entry: dict[str, Any]
     resume_dir: Path | None = None
     if entry is not None:
         old = index.path / entry["run_dir"] if entry.get("run_dir") else None
-        if workload.kind == "suite" and old is not None and (old / "run.db").is_file():
+        if workload.kind == "suite" and old is not None and (old / DB_FILE).is_file():
             resume_dir = old
             progress.line(f"{where}: resuming its {entry.get('status')} run "
                           f"{entry['run_dir']} (edgeagent run --resume)")

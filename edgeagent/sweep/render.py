@@ -117,7 +117,7 @@ def _csv(t: SweepTable) -> str:
 def pareto_svg(t: SweepTable) -> str:
     """Every configuration at (latency p50, energy per turn or peak RSS) with its sd as
     error bars; the front drawn as a line through its points. Needs matplotlib."""
-    from ..results.plots import pyplot
+    from ..results import pyplot
 
     plt = pyplot()
     xk, yk = t.pareto_axes
@@ -146,7 +146,7 @@ def pareto_svg(t: SweepTable) -> str:
 
 
 def _html(t: SweepTable) -> str:
-    from ..results.html import PAGE_STYLE, html_table
+    from ..results import PAGE_STYLE, html_table
 
     try:
         plot = pareto_svg(t) if any(r.repeats for r in t.rows) else (
@@ -182,7 +182,7 @@ def render_table(t: SweepTable, fmt: str = "text") -> str:
     header, rows = _header(), [_row(r) for r in t.rows]
     notes = [*t.notes, *_reasons(t)]
     if fmt == "md":
-        from ..results.formats import md_table
+        from ..results import md_table
 
         out = [f"# edgeagent {_plan_lines(t)[0]}", ""]
         out += [f"- {x}" for x in _plan_lines(t)[1:]] + [""]

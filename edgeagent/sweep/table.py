@@ -17,9 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..results.compare import energy_kind
-from ..results.metrics import RunData, load_run, min_samples_for, run_metrics
-from ..results.percentiles import percentile
+from ..results import RunData, energy_kind, load_run, min_samples_for, percentile, run_metrics
 from .index import SweepIndex
 
 # (key, header, unit, lower is better): the table's numeric columns, in order

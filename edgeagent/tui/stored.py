@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
-import sqlite3
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,17 +27,12 @@ from ..events import (
     TaskRecord,
     TaskStarted,
 )
-from ..results.repeats import REPEATS_FILE
-from ..results.store import open_run_db
-from ..sweep.index import is_sweep_dir, load_index
+from ..rundir import DB_FILE, REPEATS_FILE, StoredRun, is_run_dir, read_run, trajectory_path
+from ..sweep import is_sweep_dir, load_index
 
 _STEP_FIELDS = {f.name: f for f in dataclasses.fields(StepRecord)}
 _TASK_FIELDS = {f.name for f in dataclasses.fields(TaskRecord)}
 _STARTED_FIELDS = {f.name for f in dataclasses.fields(TaskStarted)}
-
-
-def is_run_dir(path: Path) -> bool:
-    return (path / "run.db").is_file()
 
 
 def step_from_dict(d: dict[str, Any]) -> StepRecord:
@@ -66,33 +60,26 @@ def _read_trajectory(path: Path) -> list[dict[str, Any]]:
     return records
 
 
-def _samples(db: sqlite3.Connection) -> SampleBatch | None:
+def _samples(stored: StoredRun) -> SampleBatch | None:
     readings: dict[int, list[tuple[str, float | None]]] = defaultdict(list)
-    for row in db.execute("SELECT t_ns, source, value FROM sample_readings ORDER BY t_ns"):
-        readings[row[0]].append((row[1], row[2]))
-    rows = db.execute(
-        "SELECT t_ns, cpu_percent, rss_bytes, temp_c, cpu_mhz FROM samples ORDER BY t_ns"
-    ).fetchall()
-    if not rows:
+    for row in stored.readings:
+        readings[row["t_ns"]].append((row["source"], row["value"]))
+    if not stored.samples:
         return None
-    return SampleBatch(tuple((*tuple(r), tuple(readings.get(r[0], ()))) for r in rows))
+    return SampleBatch(tuple((r["t_ns"], r["cpu_percent"], r["rss_bytes"], r["temp_c"],
+                              r["cpu_mhz"], tuple(readings.get(r["t_ns"], ())))
+                             for r in stored.samples))
 
 
 def run_events(run_dir: Path) -> list[Event]:
     """The events of a stored run, in the order the run emitted them (samples first)."""
     run_dir = Path(run_dir)
-    db = open_run_db(run_dir)
-    try:
-        run = db.execute("SELECT * FROM runs").fetchone()
-        if run is None:
-            raise StoreError(f"{run_dir / 'run.db'} holds no run (it failed before its first "
-                             "task); choose another run directory")
-        batch = _samples(db)
-    except sqlite3.Error as exc:
-        raise StoreError(f"cannot read {run_dir / 'run.db'}: {exc} (is it a run directory?)"
-                         ) from exc
-    finally:
-        db.close()
+    stored = read_run(run_dir)
+    run = stored.run
+    if run is None:
+        raise StoreError(f"{run_dir / DB_FILE} holds no run (it failed before its first "
+                         "task); choose another run directory")
+    batch = _samples(stored)
     task_ids = json.loads(run["task_ids_json"] or "[]")
     provenance = json.loads(run["provenance_json"] or "{}")
     events: list[Event] = [RunStarted(run["run_id"], str(run_dir), run["suite"],
@@ -101,7 +88,7 @@ def run_events(run_dir: Path) -> list[Event]:
         events.append(batch)
     records: list[TaskRecord] = []
     for task_id in task_ids:
-        path = run_dir / "trajectories" / f"{task_id}.jsonl"
+        path = trajectory_path(run_dir, task_id)
         if not path.is_file():
             continue  # never started
         for rec in _read_trajectory(path):
@@ -139,17 +126,10 @@ class RunSummary:
 
 
 def summarize(run_dir: Path) -> RunSummary:
-    db = open_run_db(run_dir)
-    try:
-        run = db.execute("SELECT * FROM runs").fetchone()
-        if run is None:
-            raise StoreError(f"{run_dir / 'run.db'} holds no run")
-        tasks = db.execute("SELECT outcome, steps FROM tasks").fetchall()
-        steps = db.execute("SELECT count(*) FROM steps").fetchone()[0]
-    except sqlite3.Error as exc:
-        raise StoreError(f"cannot read {run_dir / 'run.db'}: {exc}") from exc
-    finally:
-        db.close()
+    stored = read_run(run_dir, samples=False)
+    run, tasks, steps = stored.run, stored.tasks, len(stored.steps)
+    if run is None:
+        raise StoreError(f"{run_dir / DB_FILE} holds no run")
     model = (json.loads(run["provenance_json"] or "{}").get("model") or {})
     return RunSummary(
         Path(run_dir), run["run_id"], run["suite"] or "-", model.get("name") or "-",

@@ -18,10 +18,11 @@ from textual.widgets import DataTable, Footer, Static
 
 from ..errors import StoreError
 from ..events import StepRecord
+from ..rundir import is_run_dir
 from .app import CSS_PATH, HelpScreen
 from .charts import context_chart, context_peak, time_chart, time_peak
 from .state import DashboardState, RailSummary
-from .stored import RunSummary, find_runs, is_run_dir, run_events
+from .stored import RunSummary, find_runs, run_events
 from .widgets import Chart, RunHeader, TaskTable, action_text, charts_for, fmt_j, fmt_s
 
 

@@ -22,8 +22,6 @@ import pytest
 
 from edgeagent import cli
 from edgeagent.accuracy import (
-    RESULTS_FILE,
-    SAMPLES_FILE,
     AstChecker,
     Selection,
     breakdown,
@@ -34,7 +32,7 @@ from edgeagent.accuracy import (
 from edgeagent.config import load_config
 from edgeagent.engine.build import llamacpp_engine
 from edgeagent.errors import UserError
-from edgeagent.results.store import open_run_db
+from edgeagent.rundir import ACCURACY_RESULTS_FILE, ACCURACY_SAMPLES_FILE, open_run_db
 
 try:
     AstChecker()
@@ -82,10 +80,11 @@ def quick_run(tiny_tools_model_path: Path, tmp_path_factory: pytest.TempPathFact
     return run_dir
 
 
+@pytest.mark.slow
 @needs_bfcl
 def test_the_run_directory_holds_every_sample_its_results_and_its_metrics(
         quick_run: Path) -> None:
-    samples = [json.loads(x) for x in (quick_run / SAMPLES_FILE).read_text().splitlines()]
+    samples = [json.loads(x) for x in (quick_run / ACCURACY_SAMPLES_FILE).read_text().splitlines()]
     assert len(samples) == 6 and {s["subset"] for s in samples} == set(SUBSETS.split(","))
     for s in samples:
         assert {"id", "subset", "raw_output", "native_calls", "parsed_calls", "valid",
@@ -93,7 +92,7 @@ def test_the_run_directory_holds_every_sample_its_results_and_its_metrics(
     completed = [s for s in samples if s["status"] == "completed"]
     dropped = [s for s in samples if s["status"] != "completed"]
     assert completed and dropped and all(s["reason"] for s in dropped)
-    document = json.loads((quick_run / RESULTS_FILE).read_text())
+    document = json.loads((quick_run / ACCURACY_RESULTS_FILE).read_text())
     score = score_of(document)
     # the breakdown is the aggregate of the file's own verdicts (dropped ones fail)
     assert score == breakdown([(s["subset"], s["score"]) for s in completed],
@@ -118,12 +117,13 @@ def test_the_run_directory_holds_every_sample_its_results_and_its_metrics(
         "bfcl_eval_pinned"]
 
 
+@pytest.mark.slow
 @needs_bfcl
 def test_rescore_gives_the_recorded_verdicts_and_shows_the_gate(
         quick_run: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    before = json.loads((quick_run / RESULTS_FILE).read_text())
+    before = json.loads((quick_run / ACCURACY_RESULTS_FILE).read_text())
     code, out, _ = accuracy(capsys, "--rescore", str(quick_run), "--reference", "86.23")
-    after = json.loads((quick_run / RESULTS_FILE).read_text())
+    after = json.loads((quick_run / ACCURACY_RESULTS_FILE).read_text())
     assert score_of(after) == score_of(before)
     assert "rescored: 0 verdict(s) differ" in out
     gate = after["edgeagent"]["gate"]
@@ -154,6 +154,7 @@ def _config(model: Path, out: Path) -> Any:
                               "max_new_tokens": 8, "n_ctx": 2048})
 
 
+@pytest.mark.slow
 @needs_bfcl
 def test_a_stop_then_resume_keeps_each_sample_once(
         tiny_tools_model_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -164,17 +165,18 @@ def test_a_stop_then_resume_keeps_each_sample_once(
         stop_requested=lambda: len(done) >= 2)
     assert first.status == "interrupted" and len(read_samples(first.run_dir)) == 2
     assert score_of(first.document)["issued_samples"] == 4  # the rest count as failures
-    with (first.run_dir / SAMPLES_FILE).open("a") as f:
+    with (first.run_dir / ACCURACY_SAMPLES_FILE).open("a") as f:
         f.write('{"id": "simple_python_0", "subs')  # a line a kill cut short
     code, out, err = accuracy(capsys, "--resume", str(first.run_dir), "--threads", "1")
     assert code == 0, err
-    lines = (first.run_dir / SAMPLES_FILE).read_text().splitlines()
+    lines = (first.run_dir / ACCURACY_SAMPLES_FILE).read_text().splitlines()
     assert len(lines) == 4 and len({json.loads(x)["id"] for x in lines}) == 4
     assert [r["attempt"] for r in task_rows(first.run_dir)] == [0, 0, 0, 0]
-    assert score_of(json.loads((first.run_dir / RESULTS_FILE).read_text()))[
+    assert score_of(json.loads((first.run_dir / ACCURACY_RESULTS_FILE).read_text()))[
         "total_samples"] == 4
 
 
+@pytest.mark.slow
 @needs_bfcl
 def test_a_second_ctrl_c_mid_sample_then_resume_runs_it_again(
         tiny_tools_model_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -185,14 +187,14 @@ def test_a_second_ctrl_c_mid_sample_then_resume_runs_it_again(
     (run_dir,) = tmp_path.iterdir()
     cut = [r for r in task_rows(run_dir) if r["termination"] == "interrupted"]
     assert len(cut) == 1 and cut[0]["attempt"] == 0
-    assert json.loads((run_dir / RESULTS_FILE).read_text())  # written however it ended
+    assert json.loads((run_dir / ACCURACY_RESULTS_FILE).read_text())  # written however it ended
     code, _, err = accuracy(capsys, "--resume", str(run_dir))
     assert code == 0, err
     rows = task_rows(run_dir)
     again = [r for r in rows if r["task_id"] == cut[0]["task_id"]]
     assert [(r["attempt"], r["termination"]) for r in again] == [
         (0, "interrupted"), (1, "completed")]
-    assert {json.loads(x)["attempt"] for x in (run_dir / SAMPLES_FILE).read_text()
+    assert {json.loads(x)["attempt"] for x in (run_dir / ACCURACY_SAMPLES_FILE).read_text()
             .splitlines() if json.loads(x)["id"] == cut[0]["task_id"]} == {1}
 
 
@@ -223,6 +225,7 @@ def _llama_cpp_server(model: Path) -> Iterator[str]:
         log.close()
 
 
+@pytest.mark.slow
 @needs_bfcl
 def test_the_same_records_and_prompts_through_an_endpoint(
         quick_run: Path, tiny_tools_model_path: Path, tmp_path: Path,

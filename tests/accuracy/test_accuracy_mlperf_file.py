@@ -15,8 +15,8 @@ import pytest
 
 from edgeagent.accuracy.samples import SampleResult
 from edgeagent.accuracy.summary import results_document, write_results
-from edgeagent.results.accuracy_run import MLPERF_RESULTS_FILE, RESULTS_FILE
 from edgeagent.results.compliance import accuracy_checks
+from edgeagent.rundir import ACCURACY_RESULTS_FILE, MLPERF_RESULTS_FILE
 
 SUBSETS = {"irrelevance_0": "irrelevance", "irrelevance_1": "irrelevance",
            "live_simple_0": "live_simple", "live_simple_1": "live_simple"}
@@ -77,7 +77,7 @@ def checks(run_dir: Path, reference: float | None = 86.23) -> dict[str, Any]:
 
 def test_check_reads_mlperfs_file_as_mlperfs_checker_does(tmp_path: Path) -> None:
     written(tmp_path)
-    (tmp_path / RESULTS_FILE).unlink()  # MLPerf's file alone is enough
+    (tmp_path / ACCURACY_RESULTS_FILE).unlink()  # MLPerf's file alone is enough
     found = checks(tmp_path)
     assert found["accuracy:overall_accuracy"].detail.startswith("50.00 >= 83.64")
     assert found["min_sample_count"].detail.startswith("total_samples=3 >= 995")
@@ -98,5 +98,5 @@ def test_a_run_written_before_mlperfs_file_is_read_from_ours(tmp_path: Path) -> 
     written(tmp_path)
     (tmp_path / MLPERF_RESULTS_FILE).unlink()
     assert checks(tmp_path)["min_sample_count"].detail.startswith("total_samples=3 >= 995")
-    (tmp_path / RESULTS_FILE).unlink()
+    (tmp_path / ACCURACY_RESULTS_FILE).unlink()
     assert not checks(tmp_path)["accuracy_results_present"].passed

@@ -24,7 +24,6 @@ import edgeagent.accuracy.rescore as accuracy_rescore
 import edgeagent.accuracy.run as accuracy_run
 from edgeagent.accuracy import (
     MIN_SAMPLE_COUNT,
-    RESULTS_FILE,
     AccuracyResult,
     BfclRecord,
     Selection,
@@ -36,8 +35,7 @@ from edgeagent.accuracy import (
 from edgeagent.config import load_config
 from edgeagent.engine import EngineError
 from edgeagent.engine.build import llamacpp_engine
-from edgeagent.results.accuracy_run import MLPERF_RESULTS_FILE
-from edgeagent.results.store import open_run_db
+from edgeagent.rundir import ACCURACY_RESULTS_FILE, MLPERF_RESULTS_FILE, open_run_db
 
 TOOL = {"type": "function", "function": {
     "name": "pick", "description": "choose a number", "parameters": {
@@ -126,6 +124,7 @@ def crafted_run(tiny_tools_model_path: Path, tmp_path_factory: pytest.TempPathFa
     return result.run_dir
 
 
+@pytest.mark.slow
 def test_every_sample_is_asked_with_tool_choice_auto_in_process(
         crafted_run: Path, engines: list[_Recording]) -> None:
     (engine,) = engines
@@ -137,6 +136,7 @@ def test_every_sample_is_asked_with_tool_choice_auto_in_process(
     assert provenance["accuracy"]["tool_choice"] == "auto"
 
 
+@pytest.mark.slow
 def test_a_sample_that_cannot_be_answered_is_a_failed_sample_not_an_invalid_run(
         crafted_run: Path) -> None:
     rows = task_rows(crafted_run)
@@ -152,10 +152,11 @@ def test_a_sample_that_cannot_be_answered_is_a_failed_sample_not_an_invalid_run(
                            f"{len(RECORDS) - correct} incorrect (1 could not be answered")
     assert f"ok: {note}" in text
     # the results count it as a failure of its subset, as before
-    document = json.loads((crafted_run / RESULTS_FILE).read_text())
+    document = json.loads((crafted_run / ACCURACY_RESULTS_FILE).read_text())
     assert document["edgeagent"]["samples_dropped"] == 1
 
 
+@pytest.mark.slow
 def test_the_report_says_correct_or_incorrect_per_sample(crafted_run: Path) -> None:
     rows = task_rows(crafted_run)
     correct = sum(1 for r in rows.values() if r["outcome"] == "correct")
@@ -176,6 +177,7 @@ def test_the_report_says_correct_or_incorrect_per_sample(crafted_run: Path) -> N
     assert metrics["tasks_resolved"]["label"] == "samples correct"
 
 
+@pytest.mark.slow
 def test_an_engine_error_still_makes_the_run_invalid(
         tiny_tools_model_path: Path, tmp_path: Path) -> None:
     result = run_accuracy({"model": str(tiny_tools_model_path), "out": str(tmp_path)},
@@ -195,8 +197,9 @@ def by_name(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {c["name"]: c for c in doc["compliance"]["checks"]}
 
 
+@pytest.mark.slow
 def test_the_accuracy_phase_lists_mlperf_checks(crafted_run: Path) -> None:
-    score = score_of(json.loads((crafted_run / RESULTS_FILE).read_text()))
+    score = score_of(json.loads((crafted_run / ACCURACY_RESULTS_FILE).read_text()))
     code, doc, text = check(crafted_run)
     assert doc["compliance"]["phase"] == "accuracy"
     assert [c["name"] for c in doc["compliance"]["checks"]] == [
@@ -212,10 +215,11 @@ def test_the_accuracy_phase_lists_mlperf_checks(crafted_run: Path) -> None:
     assert run_cli("check", str(crafted_run), "--strict")[0] == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("reference", [20.0, 86.23])
 def test_a_reference_adds_the_gate_on_overall_accuracy(crafted_run: Path,
                                                        reference: float) -> None:
-    overall = score_of(json.loads((crafted_run / RESULTS_FILE).read_text()))[
+    overall = score_of(json.loads((crafted_run / ACCURACY_RESULTS_FILE).read_text()))[
         "overall_accuracy"]
     _, doc, text = check(crafted_run, "--reference", str(reference))
     names = [c["name"] for c in doc["compliance"]["checks"]]
@@ -226,6 +230,7 @@ def test_a_reference_adds_the_gate_on_overall_accuracy(crafted_run: Path,
     assert f"] accuracy:overall_accuracy: {gate['detail']}" in text
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("reference", ["0", "150"])
 def test_a_reference_that_is_no_percentage_is_one_line_and_exit_2(
         crafted_run: Path, reference: str) -> None:
@@ -235,10 +240,11 @@ def test_a_reference_that_is_no_percentage_is_one_line_and_exit_2(
     assert "(0, 100]" in err
 
 
+@pytest.mark.slow
 def test_missing_results_fail_accuracy_results_present(crafted_run: Path,
                                                        tmp_path: Path) -> None:
     copy = Path(shutil.copytree(crafted_run, tmp_path / crafted_run.name))
-    (copy / RESULTS_FILE).unlink()
+    (copy / ACCURACY_RESULTS_FILE).unlink()
     (copy / MLPERF_RESULTS_FILE).unlink()  # MLPerf's own file, which the checks read first
     _, doc, _ = check(copy, "--reference", "86.23")
     assert [c["name"] for c in doc["compliance"]["checks"]][-1] == "accuracy_results_present"
@@ -296,6 +302,7 @@ def server() -> Iterator[str]:
     httpd.server_close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("path", "source", "made_call"), [
     ("/calls", "server", True),  # a structured call on an irrelevance record: wrong
     ("/text", "text", False),  # the call left in the text: no call to MLPerf's scorer

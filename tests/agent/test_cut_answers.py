@@ -8,11 +8,15 @@ import json
 import sqlite3
 from pathlib import Path
 
+import pytest
 from scripted import ScriptedEngine
 
 from edgeagent.config import load_config
 from edgeagent.engine.base import Message
 from edgeagent.run import execute_run
+
+# every test here starts processes or loads a model (tests/slow_guard.py)
+pytestmark = pytest.mark.slow
 
 CUT = '{"name": "edit", "arguments": {"path": "calc.py", "old": "a - b", "new": "a + b + b + b'
 SUBMIT = json.dumps({"name": "submit", "arguments": {}})

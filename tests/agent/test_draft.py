@@ -25,7 +25,7 @@ from edgeagent.agent import (
 from edgeagent.config import load_config
 from edgeagent.engine.base import ContextOverflow, EngineError, Message
 from edgeagent.replay.export import run_conversations
-from edgeagent.results.store import open_run_db
+from edgeagent.rundir import open_run_db
 from edgeagent.sandbox.process import ProcessLimits
 from edgeagent.sandbox.tools import Toolbox
 from edgeagent.sandbox.workspace import Workspace
@@ -60,6 +60,7 @@ class DraftEngine(ScriptedEngine):
 _run = run_fix_add
 
 
+@pytest.mark.slow
 def test_a_draft_that_passes_the_visible_tests_is_kept_and_graded(
         tiny_model_path: Path, tmp_path: Path) -> None:
     engine = DraftEngine("a + b")
@@ -78,6 +79,7 @@ def test_a_draft_that_passes_the_visible_tests_is_kept_and_graded(
     assert "the tests pass" in recorded["observation"]
 
 
+@pytest.mark.slow
 def test_a_draft_that_fails_the_tests_is_put_back_and_the_loop_starts_clean(
         tiny_model_path: Path, tmp_path: Path) -> None:
     engine = DraftEngine("b - a")  # wrong: test_add fails
@@ -97,6 +99,7 @@ def test_a_draft_that_fails_the_tests_is_put_back_and_the_loop_starts_clean(
     assert "put back" not in json.dumps(exported, default=str)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fix, fence, why", [
     (None, True, "changes no line of calc.py"),
     ("a - b   ", True, "changes no line"),  # trailing spaces aside
@@ -113,6 +116,7 @@ def test_a_draft_that_changes_nothing_is_not_written(
     assert [s["action_name"] for s in steps[1:]] == ["read_file", "submit"]
 
 
+@pytest.mark.slow
 def test_no_draft_first_runs_the_loop_alone(tiny_model_path: Path, tmp_path: Path) -> None:
     engine = DraftEngine("a + b")
     _, task, steps, _ = _run(tmp_path, tiny_model_path, engine, draft_first=False)
@@ -131,6 +135,7 @@ def test_the_config_key_is_checked(tmp_path: Path, capsys: pytest.CaptureFixture
     assert config.draft_first is False and load_config(None, {}).draft_first is True
 
 
+@pytest.mark.slow
 def test_an_engine_error_in_the_draft_ends_the_task_as_the_loop_would(
         tiny_model_path: Path, tmp_path: Path) -> None:
     _, task, steps, _ = _run(tmp_path, tiny_model_path, DraftEngine(EngineError("gone")))
@@ -138,6 +143,7 @@ def test_an_engine_error_in_the_draft_ends_the_task_as_the_loop_would(
     assert steps == []
 
 
+@pytest.mark.slow
 def test_a_file_too_long_for_the_window_leaves_the_task_to_the_loop(
         tiny_model_path: Path, tmp_path: Path) -> None:
     engine = DraftEngine(ContextOverflow(needed=9000, limit=8192))
@@ -145,6 +151,7 @@ def test_a_file_too_long_for_the_window_leaves_the_task_to_the_loop(
     assert [(s["step"], s["action_name"]) for s in steps] == [(0, "read_file"), (1, "submit")]
 
 
+@pytest.mark.slow
 def test_put_back_restores_the_exact_bytes_of_the_file(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     repo.mkdir()
@@ -198,6 +205,7 @@ def test_changes_a_line() -> None:
     assert changes_a_line(before, "a\nb\nb2\nc\n")  # a line added
 
 
+@pytest.mark.slow
 def test_the_no_draft_first_flag_reaches_the_run(tiny_model_path: Path, tmp_path: Path) -> None:
     import yaml
 

@@ -44,6 +44,7 @@ def native_run(tiny_tools_model_path: Path, tmp_path_factory: pytest.TempPathFac
     return run_dir
 
 
+@pytest.mark.slow
 def test_native_is_recorded(native_run: Path) -> None:
     prov = json.loads((native_run / "provenance.json").read_text())
     assert prov["tool_format"]["requested"] == "native"
@@ -53,6 +54,7 @@ def test_native_is_recorded(native_run: Path) -> None:
     assert "tool format  native (hermes)" in render_report(native_run)
 
 
+@pytest.mark.slow
 def test_native_prompt_leaves_the_tools_to_the_template(native_run: Path) -> None:
     started = next(e for e in _trajectory(native_run) if e["type"] == "task_started")
     system = started["system_prompt"]
@@ -60,10 +62,11 @@ def test_native_prompt_leaves_the_tools_to_the_template(native_run: Path) -> Non
     assert "read_file" in system  # the workflow hints stay
 
 
+@pytest.mark.slow
 def test_native_steps_reuse_the_cache_and_record_calls_or_format_errors(
     native_run: Path,
 ) -> None:
-    from edgeagent.results.store import open_run_db
+    from edgeagent.rundir import open_run_db
 
     db = open_run_db(native_run)
     try:
@@ -79,6 +82,7 @@ def test_native_steps_reuse_the_cache_and_record_calls_or_format_errors(
         assert step["prefill_tokens"] == step["context_tokens"] - step["reused_tokens"]
 
 
+@pytest.mark.slow
 def test_text_format_is_the_old_protocol_and_recorded(
     tiny_tools_model_path: Path, tmp_path: Path
 ) -> None:
@@ -91,6 +95,7 @@ def test_text_format_is_the_old_protocol_and_recorded(
     assert "Tools:\n" in started["system_prompt"]
 
 
+@pytest.mark.slow
 def test_auto_gives_a_live_run_text_and_says_why(tiny_tools_model_path: Path,
                                                  tmp_path: Path) -> None:
     code, out, run_dir = _run(tiny_tools_model_path, tmp_path)
@@ -100,6 +105,7 @@ def test_auto_gives_a_live_run_text_and_says_why(tiny_tools_model_path: Path,
     assert "docs/results.md" in fmt["reason"] and "--tool-format native" in fmt["reason"]
 
 
+@pytest.mark.slow
 def test_a_template_without_tools_falls_back_to_text(tiny_model_path: Path, tmp_path: Path
                                                      ) -> None:
     code, out, run_dir = _run(tiny_model_path, tmp_path, "--n-ctx", "2048")
@@ -109,6 +115,7 @@ def test_a_template_without_tools_falls_back_to_text(tiny_model_path: Path, tmp_
     assert fmt["reason"].startswith("fallback")
 
 
+@pytest.mark.slow
 def test_native_on_a_template_without_tools_is_a_one_line_user_error(
     tiny_model_path: Path, tmp_path: Path
 ) -> None:

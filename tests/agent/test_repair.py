@@ -12,6 +12,7 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from scripted import ScriptedEngine
 from scripted_run import run_fix_add
 
@@ -54,6 +55,7 @@ def _run(tmp_path: Path, model: Path, engine: ScriptedEngine, **settings: object
     return task, steps, [r for r in trajectory if r["type"] == "step"], prov
 
 
+@pytest.mark.slow
 def test_a_repair_that_passes_is_kept_and_sees_the_tests_output(
         tiny_model_path: Path, tmp_path: Path) -> None:
     engine = RepairEngine("a * b", "a + b")  # the draft multiplies; the repair fixes it
@@ -72,6 +74,7 @@ def test_a_repair_that_passes_is_kept_and_sees_the_tests_output(
     assert prov["agent"]["repair"]["rounds"] == 2
 
 
+@pytest.mark.slow
 def test_repairs_that_fail_are_put_back_and_the_loop_is_told(
         tiny_model_path: Path, tmp_path: Path) -> None:
     engine = RepairEngine("a * b", "a / b", "b - a")
@@ -91,6 +94,7 @@ def test_repairs_that_fail_are_put_back_and_the_loop_is_told(
     assert task["outcome"] == "unresolved" and task["steps"] == 5
 
 
+@pytest.mark.slow
 def test_no_repair_by_default(tiny_model_path: Path, tmp_path: Path) -> None:
     engine = RepairEngine("a * b")
     _, steps, _, prov = _run(tmp_path, tiny_model_path, engine)
@@ -125,6 +129,7 @@ def test_the_repair_key_is_checked(tmp_path: Path) -> None:
     assert cli.main(["run", "--config", str(bad), "--headless", "--out", str(tmp_path)]) == 2
 
 
+@pytest.mark.slow
 def test_a_repair_that_repeats_its_draft_ends_the_repairs(
         tiny_model_path: Path, tmp_path: Path) -> None:
     """Asked the same again, a greedy model answers the same: no second repair."""

@@ -10,12 +10,16 @@ import json
 import sqlite3
 from pathlib import Path
 
+import pytest
 from scripted import ScriptedEngine
 
 from edgeagent.cli import main
 from edgeagent.config import load_config
 from edgeagent.engine.base import Message
 from edgeagent.run import execute_run
+
+# every test here starts processes or loads a model (tests/slow_guard.py)
+pytestmark = pytest.mark.slow
 
 READ = {"name": "read_file", "arguments": {"path": "calc.py"}}
 # the same call each time, but its output grows: same action, different observation

@@ -108,6 +108,7 @@ def test_tasks_list(capsys: pytest.CaptureFixture[str]) -> None:
     ]
 
 
+@pytest.mark.slow
 def test_tasks_validate_smoke(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["tasks", "validate", "smoke", "--no-context"]) == 0
     lines = capsys.readouterr().out.splitlines()
@@ -145,6 +146,7 @@ def test_tasks_show_prints_the_oracle(capsys: pytest.CaptureFixture[str]) -> Non
     assert oracle and all(set(step) == {"tool", "args"} for step in oracle)
 
 
+@pytest.mark.slow
 def test_one_task_validated_is_singular(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["tasks", "validate", "smoke", "--task", "fix-add", "--no-context"]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == "1 task validated"
@@ -162,6 +164,7 @@ def test_docs_name_the_bandwidth_command_that_exists() -> None:
 # ------------------------------------------------------------------------ bad inputs
 
 
+@pytest.mark.slow
 def test_missing_model_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(run_args(tmp_path, "/nonexistent/x.gguf")) == 2
     line = error_line(capsys)
@@ -169,6 +172,7 @@ def test_missing_model_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert_no_run_dir(tmp_path)
 
 
+@pytest.mark.slow
 def test_model_that_is_not_gguf(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bogus = tmp_path / "x.gguf"
     bogus.write_bytes(os.urandom(4096).replace(b"GGUF", b"gguf"))
@@ -178,6 +182,7 @@ def test_model_that_is_not_gguf(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert_no_run_dir(tmp_path)
 
 
+@pytest.mark.slow
 def test_truncated_gguf_fails_to_load_cleanly(
     tmp_path: Path, tiny_model_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -198,6 +203,7 @@ def _fake_known_model(models_dir: Path) -> Path:
     return fake
 
 
+@pytest.mark.slow
 def test_known_model_with_wrong_sha256(
     tmp_path: Path, isolated_models_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -281,6 +287,7 @@ def test_unwritable_output_dir(
     assert (tmp_path / "afile").read_text() == "not a directory"
 
 
+@pytest.mark.slow
 def test_task_whose_tests_cannot_run(
     tmp_path: Path, tiny_model_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -348,6 +355,7 @@ def _run_script(args: list[str], tmp_path: Path) -> subprocess.CompletedProcess[
     )  # fmt: skip
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", ["missing-model", "wrong-sha256", "no-run-db"])
 def test_real_process_exits_2_with_one_stderr_line(tmp_path: Path, case: str) -> None:
     if case == "missing-model":
@@ -367,6 +375,7 @@ def test_real_process_exits_2_with_one_stderr_line(tmp_path: Path, case: str) ->
     assert proc.stdout == ""
 
 
+@pytest.mark.slow
 def test_a_reader_that_goes_away_ends_the_output_quietly() -> None:
     """`edgeagent tasks list core | head -1`: no BrokenPipeError traceback, exit 141 (SIGPIPE)
     as cat's would be. The pipe's read end is closed before the command starts, so its first

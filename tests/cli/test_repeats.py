@@ -13,15 +13,8 @@ import pytest
 from cli_run import run_cli
 
 from edgeagent.cli.repeats import RepeatStop, run_repeats
-from edgeagent.results import (
-    REPEATS_FILE,
-    Headline,
-    RepeatRun,
-    pool,
-    summarize_repeats,
-    t_quantile,
-    wide_note,
-)
+from edgeagent.results import Headline, RepeatRun, pool, summarize_repeats, t_quantile, wide_note
+from edgeagent.rundir import REPEATS_FILE
 
 SMALL = ("--n-ctx", "2048", "--threads", "1")
 SENSOR = paths.FIXTURES / "sysfs" / "hwmon" / "sbc"  # a constant 4.11 W sensor
@@ -54,6 +47,7 @@ def _check_group(doc: dict, runs: list[Path], code: int) -> None:
         assert m["ci95"][0] <= m["mean"] <= m["ci95"][1] and m["t"] == pytest.approx(12.7062)
 
 
+@pytest.mark.slow
 def test_run_repeats_makes_a_group_of_ordinary_runs(tiny_model_path: Path,
                                                     tmp_path: Path) -> None:
     code, out, err = run_cli("run", "--model", str(tiny_model_path), "--out", str(tmp_path),
@@ -75,6 +69,7 @@ def test_run_repeats_makes_a_group_of_ordinary_runs(tiny_model_path: Path,
     assert {r.path.name for r in find_runs(tmp_path)} == {r.name for r in runs}
 
 
+@pytest.mark.slow
 def test_replay_repeats_json_ends_with_the_summary(tiny_model_path: Path,
                                                   tmp_path: Path) -> None:
     no_sensor = tmp_path / "no-sensor"

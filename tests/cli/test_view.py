@@ -7,8 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from paths import ROOT
 from run_fixture import write_run
+
+# every test here starts processes or loads a model (tests/slow_guard.py)
+pytestmark = pytest.mark.slow
 
 VIEW = [sys.executable, "-m", "edgeagent.cli", "view"]
 

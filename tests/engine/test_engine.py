@@ -44,6 +44,7 @@ def _assert_accounting(gen: Generation) -> None:
 # ------------------------------------------------------------------------ KV reuse
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("constrained", [False, True], ids=["free", "grammar"])
 def test_next_turn_reuses_the_previous_prompt_and_generated_tokens(
     engine: LlamaCppEngine, constrained: bool
@@ -74,6 +75,7 @@ def test_next_turn_reuses_the_previous_prompt_and_generated_tokens(
     assert second.context_tokens > first.context_tokens + len(first.tokens)
 
 
+@pytest.mark.slow
 def test_identical_prompt_replays_only_the_last_token(engine: LlamaCppEngine) -> None:
     messages = _turn("Read the file named in the issue.")
     engine.generate(messages, max_tokens=8)
@@ -83,6 +85,7 @@ def test_identical_prompt_replays_only_the_last_token(engine: LlamaCppEngine) ->
     assert again.prefill_tokens == 1
 
 
+@pytest.mark.slow
 def test_a_different_prompt_is_not_counted_as_reused(engine: LlamaCppEngine) -> None:
     engine.generate(_turn("first task: " + "alpha " * 20), max_tokens=4)
     other = engine.generate(
@@ -96,6 +99,7 @@ def test_a_different_prompt_is_not_counted_as_reused(engine: LlamaCppEngine) -> 
 # ------------------------------------------------------------------------ timestamps
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("max_tokens", [1, 12])
 def test_timestamps_are_ordered_and_count_every_token(
     engine: LlamaCppEngine, max_tokens: int
@@ -125,6 +129,7 @@ def test_timestamps_are_ordered_and_count_every_token(
 # ------------------------------------------------------------------------ grammar
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "task",
     [
@@ -182,6 +187,7 @@ def _assert_same(old: Generation, new: Generation) -> None:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("grammar", "max_tokens"),
     [
@@ -214,6 +220,7 @@ def test_fast_grammar_path_matches_llama_generate(
         assert re.fullmatch(r'\{[a-z_ "]{1,30}\}', new.text), new.text
 
 
+@pytest.mark.slow
 def test_fast_grammar_path_exercises_both_branches(engine: LlamaCppEngine) -> None:
     engine.llm.reset()
     gens = [
@@ -230,6 +237,7 @@ def test_fast_grammar_path_exercises_both_branches(engine: LlamaCppEngine) -> No
 RARE_GBNF = 'root ::= [\u0400-\u04ff]{1,12} "."'
 
 
+@pytest.mark.slow
 def test_a_rejected_argmax_is_decided_among_the_top_candidates_or_the_whole_vocabulary(
         engine: LlamaCppEngine) -> None:
     """Both ways of finding the best allowed token after a rejection pick what the
@@ -251,6 +259,7 @@ def test_a_rejected_argmax_is_decided_among_the_top_candidates_or_the_whole_voca
     assert decided_in_top > 0 and full_filters > 0  # both ways were taken
 
 
+@pytest.mark.slow
 def test_a_first_token_the_grammar_forces_is_decided_from_the_start_memo(
         tiny_model_path: Path) -> None:
     """The first generation under a grammar finds what it allows first by a whole pass; the
@@ -269,6 +278,7 @@ def test_a_first_token_the_grammar_forces_is_decided_from_the_start_memo(
         eng.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("grammar", [action_grammar(NO_ARG_SPECS), SMALL_GBNF])
 def test_fast_grammar_multi_turn_reuse_matches_llama_generate(
     engine: LlamaCppEngine, grammar: str
@@ -297,6 +307,7 @@ def test_fast_grammar_multi_turn_reuse_matches_llama_generate(
     assert g3.reused_tokens == g3.context_tokens - 1 and g3.prefill_tokens == 1
 
 
+@pytest.mark.slow
 def test_fast_grammar_path_samples_from_a_fully_cached_prompt(engine: LlamaCppEngine) -> None:
     """A prompt that is exactly the evaluated cache is sampled from the live logits."""
     prompt = engine.prompt_tokens(_turn("Run the tests (cached)."))
@@ -324,6 +335,7 @@ def test_fast_grammar_path_samples_from_a_fully_cached_prompt(engine: LlamaCppEn
     assert outcomes[1][0] > len(prompt)  # nothing was evaluated before the first sample
 
 
+@pytest.mark.slow
 def test_fast_grammar_path_reports_an_unparseable_grammar(engine: LlamaCppEngine) -> None:
     with pytest.raises(EngineError):
         engine.generate(_turn("bad grammar"), max_tokens=4, grammar="root ::= (")
@@ -343,6 +355,7 @@ def _tool_turns(engine: LlamaCppEngine, grammar: str) -> list[list[Message]]:
     return [first_turn, second, second]
 
 
+@pytest.mark.slow
 def test_tokens_the_grammar_forces_skip_the_logits_and_change_nothing(
         tiny_tools_model_path: Path) -> None:
     """Native calls under the family grammar: the call marker the grammar forces first, and
@@ -373,6 +386,7 @@ def test_tokens_the_grammar_forces_skip_the_logits_and_change_nothing(
         eng.close()
 
 
+@pytest.mark.slow
 def test_sampling_with_a_grammar_keeps_the_sampler_chain(tiny_model_path: Path) -> None:
     eng = LlamaCppEngine(tiny_model_path, EngineSettings(n_ctx=512, threads=1, temperature=0.7))
     try:
@@ -387,6 +401,7 @@ def test_sampling_with_a_grammar_keeps_the_sampler_chain(tiny_model_path: Path) 
 # ------------------------------------------------------------------------ limits
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("temperature", "grammar"), [(0.0, None), (0.0, SMALL_GBNF),
                                                       (0.7, SMALL_GBNF)],
                          ids=["greedy", "greedy-grammar", "sampled-grammar"])
@@ -410,6 +425,7 @@ def test_a_turn_past_its_timeout_ends_with_turn_timeout(
             eng.close()
 
 
+@pytest.mark.slow
 def test_context_overflow_when_the_prompt_exceeds_the_limit(engine: LlamaCppEngine) -> None:
     messages = _turn("overflow check")
     prompt_len = engine.generate(messages, max_tokens=1).context_tokens
@@ -429,6 +445,7 @@ def test_context_overflow_when_the_prompt_exceeds_the_limit(engine: LlamaCppEngi
     assert engine.generate(messages, max_tokens=2).context_tokens == prompt_len
 
 
+@pytest.mark.slow
 def test_prompt_that_just_fits_is_accepted(engine: LlamaCppEngine) -> None:
     messages = _turn("fits check")
     prompt_len = engine.generate(messages, max_tokens=1).context_tokens
@@ -439,6 +456,7 @@ def test_prompt_that_just_fits_is_accepted(engine: LlamaCppEngine) -> None:
 # ------------------------------------------------------------------------ token budget
 
 
+@pytest.mark.slow
 def test_truncate_keeps_head_and_tail_within_budget(engine: LlamaCppEngine) -> None:
     text = "".join(f"line {i}: return a - b\n" for i in range(400))
     budget = 90  # room for the marker (about 28 tokens in the tiny vocabulary) and a line each side
@@ -456,6 +474,7 @@ def test_truncate_keeps_head_and_tail_within_budget(engine: LlamaCppEngine) -> N
     assert cut.endswith("line 399: return a - b\n")
 
 
+@pytest.mark.slow
 def test_truncate_leaves_short_text_unchanged(engine: LlamaCppEngine) -> None:
     text = "def add(a, b):\n    return a - b\n"
     n = engine.count_tokens(text)
@@ -465,6 +484,7 @@ def test_truncate_leaves_short_text_unchanged(engine: LlamaCppEngine) -> None:
     assert engine.truncate_to_tokens("", 10) == ""
 
 
+@pytest.mark.slow
 def test_count_tokens_grows_with_the_text(engine: LlamaCppEngine) -> None:
     assert engine.count_tokens("") == 0
     one = engine.count_tokens("read_file calc.py")
@@ -484,6 +504,7 @@ def _tiny_model_shape() -> object:
     return module
 
 
+@pytest.mark.slow
 def test_provenance_describes_the_model(engine: LlamaCppEngine, tiny_model_path: Path) -> None:
     prov = engine.provenance()
 
@@ -505,12 +526,14 @@ def test_provenance_describes_the_model(engine: LlamaCppEngine, tiny_model_path:
     assert prov["kv_bytes_per_token"] == expected > 0
 
 
+@pytest.mark.slow
 def test_kv_cache_bytes_cover_prompt_and_generated_tokens(engine: LlamaCppEngine) -> None:
     gen = engine.generate(_turn("kv bytes check"), max_tokens=6)
     per_token = engine.provenance()["kv_bytes_per_token"]
     assert gen.kv_cache_bytes == (gen.context_tokens + len(gen.tokens)) * per_token
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task", ["Fix calc.py", "Écris « bonjour » en 中文", "emoji 🙂 please"])
 def test_streamed_pieces_add_up_to_the_text(engine: LlamaCppEngine, task: str) -> None:
     """Unconstrained, the random model emits byte tokens that split characters: each piece

@@ -36,7 +36,7 @@ from edgeagent.engine.llamacpp import LlamaCppEngine
 from edgeagent.engine.llamacpp_settings import EngineSettings
 from edgeagent.engine.tool_format import tool_call_grammar
 from edgeagent.results.report import render_report
-from edgeagent.results.store import open_run_db
+from edgeagent.rundir import open_run_db
 from edgeagent.sandbox.tools import TOOL_SPECS
 
 NO_ARG_SPECS = [s for s in TOOL_SPECS if s.name in ("run_tests", "submit")]
@@ -99,6 +99,7 @@ def _serve(model: Path, n_ctx: int = 2048) -> Iterator[str]:
         log.close()
 
 
+@pytest.mark.slow
 def test_token_counts_agree_with_the_in_process_engine(
     llama_server: str, tiny_model_path: Path
 ) -> None:
@@ -133,6 +134,7 @@ def test_token_counts_agree_with_the_in_process_engine(
     assert served.extra["request_ms"] >= served.decode_ms
 
 
+@pytest.mark.slow
 def test_a_smoke_task_runs_through_the_endpoint(
     llama_server: str, tiny_model_path: Path, tmp_path: Path
 ) -> None:
@@ -169,6 +171,7 @@ def test_a_smoke_task_runs_through_the_endpoint(
     assert f"endpoint {llama_server}  (llama-cpp-python, local server" in render_report(run_dir)
 
 
+@pytest.mark.slow
 def test_a_server_with_a_smaller_context_ends_each_task_clearly(
     tiny_model_path: Path, tmp_path: Path
 ) -> None:
@@ -205,6 +208,7 @@ def test_a_server_with_a_smaller_context_ends_each_task_clearly(
     assert retries == 0
 
 
+@pytest.mark.slow
 def test_a_replay_runs_through_the_endpoint(
     llama_server: str, tiny_model_path: Path, tmp_path: Path
 ) -> None:
@@ -250,6 +254,7 @@ NATIVE_MESSAGES = [
 ]
 
 
+@pytest.mark.slow
 def test_native_tools_through_the_server_agree_with_the_in_process_engine(
     tools_server: str, tiny_tools_model_path: Path
 ) -> None:
@@ -305,6 +310,7 @@ def _steps(run_dir: Path) -> list:
         db.close()
 
 
+@pytest.mark.slow
 def test_a_native_task_through_the_endpoint_counts_as_in_process(
     tools_server: str, tiny_tools_model_path: Path, tmp_path: Path
 ) -> None:
@@ -330,6 +336,7 @@ def test_a_native_task_through_the_endpoint_counts_as_in_process(
     assert served[0]["action_name"] == local[0]["action_name"]
 
 
+@pytest.mark.slow
 def test_a_native_replay_through_the_endpoint_counts_as_in_process(
     tools_server: str, tiny_tools_model_path: Path, tmp_path: Path
 ) -> None:
@@ -674,6 +681,7 @@ def test_a_refused_response_format_falls_back_to_prompt_only(stub: str) -> None:
     assert engine.provenance()["constraint_changes"][0].startswith("json_schema -> none")
 
 
+@pytest.mark.slow
 def test_an_engine_error_ends_the_task_with_the_servers_message(
     stub: str, tmp_path: Path
 ) -> None:
@@ -702,6 +710,7 @@ def test_an_engine_error_ends_the_task_with_the_servers_message(
     assert "estimated" in prov["model"]["token_counts"]
 
 
+@pytest.mark.slow
 def test_an_unreachable_endpoint_is_a_one_line_user_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -714,6 +723,7 @@ def test_an_unreachable_endpoint_is_a_one_line_user_error(
     assert "cannot reach" in err and "--endpoint" in err and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_the_api_key_comes_from_the_named_environment_variable(
     stub: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
     capsys: pytest.CaptureFixture[str],

@@ -18,7 +18,7 @@ from edgeagent.config import load_config
 from edgeagent.engine.build import llamacpp_engine
 from edgeagent.engine.llamacpp_settings import resolve_flash_attn
 from edgeagent.errors import ConfigError
-from edgeagent.results.store import open_run_db
+from edgeagent.rundir import open_run_db
 
 SETTINGS = {"threads": 1, "threads_batch": 2, "n_batch": 256, "n_ubatch": 64,
             "flash_attn": True, "type_k": "q8_0", "type_v": "q4_0", "mmap": False,
@@ -37,6 +37,7 @@ def _state_bytes_per_token(engine) -> float:
     return (b - a) / (n2 - n1)
 
 
+@pytest.mark.slow
 def test_each_setting_reaches_the_llama_cpp_context(tiny_kv_model_path: Path) -> None:
     config = load_config(None, {"model": str(tiny_kv_model_path), **SETTINGS})
     engine = llamacpp_engine(tiny_kv_model_path, config.engine_settings())
@@ -79,6 +80,7 @@ def _replay(*args: str) -> tuple[int, str]:
     return code, out.getvalue()
 
 
+@pytest.mark.slow
 def test_a_run_records_its_settings_peak_rss_and_largest_kv_cache(
     tiny_kv_model_path: Path, tmp_path: Path
 ) -> None:
@@ -115,6 +117,7 @@ def test_a_run_records_its_settings_peak_rss_and_largest_kv_cache(
     assert shown and float(shown.group(1)) == pytest.approx(run["peak_rss_bytes"] / 1e6, 0.01)
 
 
+@pytest.mark.slow
 def test_flash_attention_auto_is_the_default_off_on_the_cpu_and_llama_cpps_elsewhere(
     tiny_kv_model_path: Path
 ) -> None:
@@ -170,6 +173,7 @@ def test_a_bad_kv_type_in_a_config_file_names_the_line(tmp_path: Path) -> None:
     assert f"{cfg}:2: key 'type_k' must be one of f16, q8_0, q4_0" in str(exc.value)
 
 
+@pytest.mark.slow
 def test_a_context_llama_cpp_refuses_says_why(tiny_model_path: Path,
                                               capsys: pytest.CaptureFixture[str],
                                               tmp_path: Path) -> None:

@@ -27,6 +27,7 @@ def tokens(model: Path, **settings) -> tuple[int, ...]:
     return engine.generate(MESSAGES, max_tokens=TOKENS).tokens
 
 
+@pytest.mark.slow
 def test_seed_and_temperature_reach_the_sampler(tiny_model_path: Path) -> None:
     sampled = dict(temperature=1.0, top_p=1.0)
     first = tokens(tiny_model_path, seed=1, **sampled)
@@ -35,6 +36,7 @@ def test_seed_and_temperature_reach_the_sampler(tiny_model_path: Path) -> None:
     assert first != tokens(tiny_model_path)  # greedy
 
 
+@pytest.mark.slow
 def test_top_p_reaches_the_sampler(tiny_model_path: Path) -> None:
     # a nucleus this small keeps only the most likely token: sampling becomes the argmax
     assert tokens(tiny_model_path, temperature=0.8, top_p=1e-6, seed=5) == tokens(
@@ -43,6 +45,7 @@ def test_top_p_reaches_the_sampler(tiny_model_path: Path) -> None:
         tiny_model_path)
 
 
+@pytest.mark.slow
 def test_repeat_penalty_reaches_the_sampler(tiny_model_path: Path) -> None:
     greedy = tokens(tiny_model_path)
     assert len(set(greedy)) < len(greedy)  # the random weights repeat a token greedily
@@ -50,6 +53,7 @@ def test_repeat_penalty_reaches_the_sampler(tiny_model_path: Path) -> None:
     assert len(set(penalised)) == len(penalised)  # every token of the window is penalised
 
 
+@pytest.mark.slow
 def test_the_run_records_the_sampler_and_seed(tiny_model_path: Path, tmp_path: Path,
                                               capsys: pytest.CaptureFixture[str]) -> None:
     cli.main([
@@ -76,6 +80,7 @@ def test_bad_sampling_settings_name_the_key() -> None:
         load_config(None, {"spec": "prompt-lookup", "repeat_penalty": 1.2})
 
 
+@pytest.mark.slow
 def test_replay_stays_greedy_and_says_so(tiny_model_path: Path, tmp_path: Path) -> None:
     path = default_dataset()
     source = ReplaySource(str(path), load_dataset(path)[:1], None, None)

@@ -110,6 +110,7 @@ def _assert_counters(gen: Generation) -> None:
     assert len(gen.token_times_ns) == gen.decoded_tokens
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "grammar",
     [None, SMALL_GBNF, action_grammar(NO_ARG_SPECS)],
@@ -149,6 +150,7 @@ def test_speculative_output_equals_plain_greedy(
     assert reevaluated["draft-self-guarded"] > 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["prompt-lookup-n1", "draft-other", "draft-self"])
 @pytest.mark.parametrize("grammar", [None, SMALL_GBNF], ids=["free", "grammar"])
 def test_cache_after_rollback_serves_the_next_turn_like_a_fresh_one(
@@ -179,6 +181,7 @@ def test_cache_after_rollback_serves_the_next_turn_like_a_fresh_one(
         assert cached.reused_tokens >= len(prompt1) + evaluated - 1
 
 
+@pytest.mark.slow
 def test_identical_prompt_after_speculation_replays_the_last_token(
     engine: LlamaCppEngine, speculators: dict[str, Speculator]
 ) -> None:
@@ -190,6 +193,7 @@ def test_identical_prompt_after_speculation_replays_the_last_token(
     assert again.reused_tokens == again.context_tokens - 1
 
 
+@pytest.mark.slow
 def test_provenance_names_the_proposer(tiny_model_path: Path) -> None:
     spec = parse_spec("prompt-lookup", ngram=2, max_draft=5)
     eng = LlamaCppEngine(tiny_model_path, EngineSettings(n_ctx=512, threads=1, spec=spec))
@@ -208,6 +212,7 @@ def test_provenance_names_the_proposer(tiny_model_path: Path) -> None:
         plain.close()
 
 
+@pytest.mark.slow
 def test_draft_model_with_another_tokenizer_is_refused(
     engine: LlamaCppEngine, tmp_path: Path
 ) -> None:
@@ -277,11 +282,12 @@ def _cli_run(tiny_model_path: Path, out_dir: Path, *extra: str) -> tuple[int, Pa
     return code, run_dir, stdout.getvalue()
 
 
+@pytest.mark.slow
 def test_run_with_spec_records_the_same_steps_and_the_counters(
     tiny_model_path: Path, tmp_path: Path
 ) -> None:
     from edgeagent.results.report import render_report
-    from edgeagent.results.store import open_run_db
+    from edgeagent.rundir import open_run_db
 
     def steps(run_dir: Path) -> list:
         db = open_run_db(run_dir)

@@ -38,12 +38,14 @@ def _policy_in_child(env: dict[str, str]) -> dict:
     return json.loads(out.stdout)
 
 
+@pytest.mark.slow
 def test_the_default_policy_is_set_before_llama_cpp_loads() -> None:
     record = _policy_in_child({})
     assert record["policy"] == DEFAULT_POLICY and record["set_by"] == "edgeagent"
     assert record["environment"] == {"OMP_WAIT_POLICY": None, **dict(POLICIES[DEFAULT_POLICY].env)}
 
 
+@pytest.mark.slow
 def test_the_users_variables_win_and_another_policy_can_be_named() -> None:
     record = _policy_in_child({"GOMP_SPINCOUNT": "5"})
     assert record["set_by"] == "the user's environment" and record["env_after"] == "5"
@@ -51,6 +53,7 @@ def test_the_users_variables_win_and_another_policy_can_be_named() -> None:
     assert record["environment"]["OMP_WAIT_POLICY"] == "PASSIVE"
 
 
+@pytest.mark.slow
 def test_a_bad_policy_name_is_one_line_exit_2() -> None:
     clean = {k: v for k, v in os.environ.items() if k != POLICY_ENV}
     done = subprocess.run([sys.executable, "-m", "edgeagent.cli", "tasks", "list"],

@@ -113,6 +113,7 @@ def tools_engine(tiny_tools_model_path: Path):
     engine.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family", FAMILIES)
 def test_grammar_constrained_output_of_the_tiny_model_parses(
     tools_engine: LlamaCppEngine, family: str
@@ -134,6 +135,7 @@ def test_grammar_constrained_output_of_the_tiny_model_parses(
     assert set(params.get("required", [])) <= set(call.args)
 
 
+@pytest.mark.slow
 def test_markers_are_matched_as_the_single_tokens_of_the_vocabulary(
     tools_engine: LlamaCppEngine,
 ) -> None:
@@ -148,6 +150,7 @@ def test_markers_are_matched_as_the_single_tokens_of_the_vocabulary(
     assert gen.tool_calls is not None and len(gen.tool_calls) == 1
 
 
+@pytest.mark.slow
 def test_native_tool_call_turns_keep_every_prompt_a_strict_extension(
     tools_engine: LlamaCppEngine,
 ) -> None:
@@ -175,6 +178,7 @@ def test_native_tool_call_turns_keep_every_prompt_a_strict_extension(
     assert len(set(ids)) == 3  # every call has its own id
 
 
+@pytest.mark.slow
 def test_in_process_tool_choice_auto_is_the_unconstrained_native_turn(
     tools_engine: LlamaCppEngine,
 ) -> None:
@@ -194,6 +198,7 @@ def test_in_process_tool_choice_auto_is_the_unconstrained_native_turn(
             engine.generate(messages, max_tokens=4, tools=BOUNDED, tool_choice=choice)
 
 
+@pytest.mark.slow
 def test_a_single_token_marker_not_spelled_like_a_token_is_named_by_id(
         tools_engine: LlamaCppEngine) -> None:
     """Mistral's `[TOOL_CALLS]` written bare in GBNF would be a character class (one of

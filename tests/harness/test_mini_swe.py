@@ -154,6 +154,7 @@ def check_requests(server: ScriptedServer) -> None:
 # ---- the agent end to end ---------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @needs_msa
 def test_creates_a_file_then_submits(tmp_path: Path, serve,
                                      monkeypatch: pytest.MonkeyPatch) -> None:
@@ -184,6 +185,7 @@ def test_creates_a_file_then_submits(tmp_path: Path, serve,
     assert not private_config_dir(Path(spec.trajectory_path)).exists()
 
 
+@pytest.mark.slow
 @needs_msa
 def test_tool_call_config_mini(tmp_path: Path, serve) -> None:
     server = serve([("tool", "echo tools > t.txt"), ("tool", SUBMIT)])
@@ -206,6 +208,7 @@ def bound_dirs(tag: str) -> tuple[Path, Path] | None:
     return base / f"edgeagent-msa-hide-{tag}", base / f"edgeagent-msa-show-{tag}"
 
 
+@pytest.mark.slow
 @needs_msa
 def test_commands_are_confined_to_the_workspace(tmp_path: Path, serve) -> None:
     fs = isolation_report()["filesystem"]
@@ -238,6 +241,7 @@ def test_commands_are_confined_to_the_workspace(tmp_path: Path, serve) -> None:
         assert "secret.txt" in seen
 
 
+@pytest.mark.slow
 @needs_msa
 def test_step_limit_one_is_limits_exceeded(tmp_path: Path, serve) -> None:
     server = serve([text_reply("echo one > one.txt"), text_reply(SUBMIT)])
@@ -255,6 +259,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+@pytest.mark.slow
 @needs_msa
 def test_server_down_is_an_error_line_not_a_hang(tmp_path: Path) -> None:
     spec = make_spec(tmp_path, f"http://127.0.0.1:{_free_port()}/v1")
@@ -267,6 +272,7 @@ def test_server_down_is_an_error_line_not_a_hang(tmp_path: Path) -> None:
     assert time.monotonic() - start < RUN_TIMEOUT_S / 2
 
 
+@pytest.mark.slow
 @needs_msa
 def test_a_server_that_never_answers_is_killed_at_timeout(tmp_path: Path, serve) -> None:
     server = serve([], hang=True)
@@ -282,6 +288,7 @@ def test_a_server_that_never_answers_is_killed_at_timeout(tmp_path: Path, serve)
     assert not private_config_dir(Path(spec.trajectory_path)).exists()
 
 
+@pytest.mark.slow
 @needs_msa
 def test_cancel_kills_the_agent_mid_call(tmp_path: Path, serve) -> None:
     server = serve([], hang=True)
@@ -344,6 +351,7 @@ def test_export_prefix_quotes_values_and_refuses_bad_names() -> None:
         export_prefix({"A;rm -rf /": "x"})
 
 
+@pytest.mark.slow
 def test_environment_runs_each_command_in_a_fresh_sandboxed_shell(tmp_path: Path) -> None:
     env = SandboxEnvironment(tmp_path, ProcessLimits(timeout_s=10.0), {"PAGER": "cat"})
     first = env.execute({"command": "mkdir sub && cd sub && export MINE=1 && echo $PAGER"})

@@ -18,14 +18,14 @@ from edgeagent import cli
 from edgeagent.config import load_config
 from edgeagent.engine.base import Message
 from edgeagent.harness.mini_swe import mini_swe_available
-from edgeagent.results.store import open_run_db
 from edgeagent.run import execute_run
+from edgeagent.rundir import open_run_db
 
 ROOT = Path(__file__).resolve().parents[2]
 SMOKE = ROOT / "tasks" / "smoke"
 
-pytestmark = pytest.mark.skipif(mini_swe_available() is not None,
-                                reason=str(mini_swe_available()))
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(mini_swe_available() is not None,
+                                reason=str(mini_swe_available()))]
 
 
 def _rows(run_dir: Path, table: str) -> list[dict]:

@@ -21,8 +21,8 @@ from edgeagent import cli
 from edgeagent.config import load_config
 from edgeagent.engine.base import Message
 from edgeagent.errors import ConfigError
-from edgeagent.results.store import open_run_db
 from edgeagent.run import execute_run
+from edgeagent.rundir import open_run_db
 from edgeagent.sandbox.process import isolation_report
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,6 +63,7 @@ def _steps(run_dir: Path) -> list[dict]:
         db.close()
 
 
+@pytest.mark.slow
 def test_single_shot_grades_and_reports_like_a_live_run(
     tiny_model_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -157,6 +158,7 @@ def _needs_netns() -> None:
         pytest.skip(f"no network namespace or confinement here: {report}")
 
 
+@pytest.mark.slow
 def test_agent_cmd_runs_confined_and_is_metered(tiny_model_path: Path, tmp_path: Path) -> None:
     _needs_netns()
     template = f"{shlex.quote(sys.executable)} -c {shlex.quote(_AGENT)}"
@@ -198,6 +200,7 @@ print("hostile done")
 """
 
 
+@pytest.mark.slow
 def test_a_hostile_agent_cmd_reaches_neither_answers_nor_run_dir(
     tiny_model_path: Path, tmp_path: Path
 ) -> None:
@@ -236,6 +239,7 @@ def test_an_unknown_agent_is_one_line_and_exit_2(tmp_path: Path,
         check_template("my-agent {prompt}")
 
 
+@pytest.mark.slow
 def test_a_stop_ends_a_running_agent_at_once(tiny_model_path: Path, tmp_path: Path,
                                              capsys: pytest.CaptureFixture[str]) -> None:
     """Ctrl-C (the first one) stops an external agent now, not after its wall time: the task

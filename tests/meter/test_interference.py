@@ -107,6 +107,7 @@ def _run(tiny_model_path: Path, out: Path, *extra: str) -> tuple[int, str, Path]
     return code, text + err, run_dir
 
 
+@pytest.mark.slow
 def test_a_run_beside_busy_neighbours_is_invalid_for_its_timings(
         tiny_model_path: Path, tmp_path: Path) -> None:
     with busy_neighbours(os.cpu_count() or 2):
@@ -122,6 +123,7 @@ def test_a_run_beside_busy_neighbours_is_invalid_for_its_timings(
     assert "host interference (share of the CPUs" in report
 
 
+@pytest.mark.slow
 def test_the_same_run_alone_passes_and_acceptance_is_recorded(
         tiny_model_path: Path, tmp_path: Path) -> None:
     load = sample_host_load(exclude=own_lineage())
@@ -143,6 +145,7 @@ def test_the_same_run_alone_passes_and_acceptance_is_recorded(
     assert prov["model"]["thread_policy"]["policy"]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("unshare") is None, reason="needs util-linux's unshare")
 def test_unreadable_counters_give_not_measured(tiny_model_path: Path, tmp_path: Path) -> None:
     """A container whose /proc/stat has no CPU lines, made with a private mount namespace:

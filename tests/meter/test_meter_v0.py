@@ -233,6 +233,7 @@ def test_attribution_rejects_reversed_windows() -> None:
 # --- device ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_device_snapshot_is_provenance_without_hostname() -> None:
     snap = device.device_snapshot("CPU : AVX2 = 1")
     text = json.dumps(snap)  # goes into the run record as is
@@ -247,6 +248,7 @@ def test_device_snapshot_is_provenance_without_hostname() -> None:
     assert (snap["edgeagent_git_commit"] is None) == (snap["edgeagent_git_dirty"] is None)
 
 
+@pytest.mark.slow
 def test_amx_warning_follows_cpu_flags(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(device, "cpuinfo", lambda: ("Xeon", frozenset({"avx2", "amx_tile"})))
     warning = device.amx_warning()

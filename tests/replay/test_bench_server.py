@@ -20,6 +20,9 @@ from edgeagent.cli import main as cli_main
 from edgeagent.engine.llama_server import BUILD_COMMAND, find_llama_server
 from edgeagent.replay import load_dataset
 
+# every test here starts processes or loads a model (tests/slow_guard.py)
+pytestmark = pytest.mark.slow
+
 
 def _bench():
     # tools/ is a folder of scripts, not a package, so it is imported by file path

@@ -45,6 +45,7 @@ def test_long_workload_is_what_its_generator_writes(tmp_path: Path) -> None:
     assert (tmp_path / "long.jsonl").read_text() == (ROOT / "tasks/replay/long.jsonl").read_text()
 
 
+@pytest.mark.slow
 def test_oracle_export_validates(tmp_path: Path) -> None:
     out = tmp_path / "smoke.jsonl"
     with contextlib.redirect_stderr(io.StringIO()):

@@ -8,8 +8,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from edgeagent.replay.summary import SCORES_FILE, scores_json
+from edgeagent.replay.summary import scores_json
 from edgeagent.results.compliance import performance_checks
+from edgeagent.rundir import SCORES_FILE
 
 
 def turn(conv: str, n: int, score: float | None, status: str = "completed",

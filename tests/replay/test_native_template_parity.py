@@ -28,7 +28,7 @@ from edgeagent.models import DEFAULT_MODEL, resolve_model
 from edgeagent.replay.dataset import load_dataset
 from edgeagent.replay.replayer import conversation_start, native_messages
 
-pytestmark = pytest.mark.model
+pytestmark = [pytest.mark.slow, pytest.mark.model]
 
 CONVERSATION = FIXTURES / "mlperf_native_conversation.jsonl"
 # Qwen2's pre-tokenizer split (its tokenizer.json; llama.cpp's "qwen2" pre-tokenizer)

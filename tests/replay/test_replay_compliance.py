@@ -23,8 +23,8 @@ from scripted import ScriptedEngine
 from edgeagent.config import load_config
 from edgeagent.engine.base import Message, TurnTimeout
 from edgeagent.replay.dataset import load_dataset
-from edgeagent.replay.summary import SCORES_FILE, TURNS_FILE
 from edgeagent.run import ReplaySource, execute_replay
+from edgeagent.rundir import SCORES_FILE, TURNS_FILE
 
 DATASET = FIXTURES / "mlperf_all_scored.jsonl"
 THREADS = ("--threads", "1")
@@ -81,6 +81,7 @@ def copy_of(run_dir: Path, tmp_path: Path) -> Path:
     return Path(shutil.copytree(run_dir, tmp_path / run_dir.name))
 
 
+@pytest.mark.slow
 def test_a_compliant_replay_lists_every_mlperf_check_pass(compliant_run: Path) -> None:
     code, doc, text = check(compliant_run, "--strict")
     assert code == 0 and doc["result"] == "VALID"  # --strict: VALID and compliant
@@ -100,6 +101,7 @@ def test_a_compliant_replay_lists_every_mlperf_check_pass(compliant_run: Path) -
         f"(issued={scores['issued']})"
 
 
+@pytest.mark.slow
 def test_another_seed_fails_seed_42(tiny_model_path: Path, tmp_path: Path) -> None:
     code, text, run_dir = replay(str(DATASET), "--model", str(tiny_model_path), "--seed", "7",
                                  "--max-new-tokens", "8", "--out", str(tmp_path))
@@ -114,6 +116,7 @@ def test_another_seed_fails_seed_42(tiny_model_path: Path, tmp_path: Path) -> No
     assert run_cli("check", str(run_dir), "--strict")[0] == 1  # --strict: compliant only
 
 
+@pytest.mark.slow
 def test_a_sampled_run_fails_temperature_0(compliant_run: Path, tmp_path: Path) -> None:
     # replay is greedy by construction: a sampled run's config.yaml is written here, as a
     # run directory from a sampling tool would hold it
@@ -128,6 +131,7 @@ def test_a_sampled_run_fails_temperature_0(compliant_run: Path, tmp_path: Path) 
     assert "[FAIL] temperature==0: temperature=0.7" in out
 
 
+@pytest.mark.slow
 def test_overlapping_requests_fail_single_stream(compliant_run: Path, tmp_path: Path) -> None:
     run_dir = copy_of(compliant_run, tmp_path)
     db = sqlite3.connect(run_dir / "run.db")
@@ -145,6 +149,7 @@ def test_overlapping_requests_fail_single_stream(compliant_run: Path, tmp_path: 
     assert not single["passed"] and single["detail"].startswith("max_in_flight=2 ")
 
 
+@pytest.mark.slow
 def test_a_dropped_turn_fails_no_dropped_turns(tiny_model_path: Path, tmp_path: Path) -> None:
     largest = largest_turn(tiny_model_path, DATASET)
     # a budget that fits every turn but the largest one in the smallest context
@@ -208,6 +213,7 @@ class TimesOutEngine(EchoEngine):
         return super().answer(call, messages)
 
 
+@pytest.mark.slow
 def test_a_turn_timeout_fails_the_rest_of_its_conversation(tiny_model_path: Path,
                                                            tmp_path: Path) -> None:
     """As MLPerf's agentic load generator does: the timed-out turn and every later turn of its
@@ -248,6 +254,7 @@ def test_a_turn_timeout_fails_the_rest_of_its_conversation(tiny_model_path: Path
     assert by_name(doc)["no_dropped_turns"]["detail"].startswith(f"missing={len(first)} ")
 
 
+@pytest.mark.slow
 def test_the_reference_gate_passes_and_fails(scored_run: Path) -> None:
     score = json.loads((scored_run / SCORES_FILE).read_text())["score"]
     assert 0 < score < 0.97  # the engine's misses: a gate at reference 1.0 cannot pass
@@ -269,6 +276,7 @@ def test_the_reference_gate_passes_and_fails(scored_run: Path) -> None:
     assert "accuracy:inline_score" not in by_name(doc)
 
 
+@pytest.mark.slow
 def test_reference_user_errors_are_one_line(compliant_run: Path, tiny_model_path: Path,
                                             tmp_path: Path) -> None:
     code, _, err = run_cli("check", str(compliant_run), "--reference", "63.35")
@@ -284,6 +292,7 @@ def test_reference_user_errors_are_one_line(compliant_run: Path, tiny_model_path
     assert code == 2 and "live run" in err and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_mlperf_preset_sets_mlperf_run_settings(tiny_tools_model_path: Path,
                                                 tmp_path: Path) -> None:
     code, text, run_dir = replay(str(DATASET), "--model", str(tiny_tools_model_path),

@@ -19,6 +19,7 @@ pytestmark = pytest.mark.model
 EDGEAGENT = str(Path(sys.executable).with_name("edgeagent"))
 
 
+@pytest.mark.slow
 def test_default_replay_is_a_smoke_check_and_reuses_the_cache(tmp_path: Path) -> None:
     proc = subprocess.run([EDGEAGENT, "replay", "--out", str(tmp_path)],
                           capture_output=True, text=True, timeout=1500)

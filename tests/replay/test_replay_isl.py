@@ -17,8 +17,8 @@ from cli_run import run_cli
 from paths import FIXTURES, ROOT
 
 from edgeagent import cli
-from edgeagent.replay.summary import SUMMARY_FILE, TURNS_FILE
 from edgeagent.replay.synthetic import write_synthetic
+from edgeagent.rundir import SUMMARY_FILE, TURNS_FILE
 
 THREADS = ("--threads", "1")
 
@@ -68,6 +68,7 @@ def isl_of(dataset: Path, model: Path, *extra: str) -> dict:
     return json.loads(out)
 
 
+@pytest.mark.slow
 def test_long_conversation_replays_every_turn_with_the_default_context(long_replay) -> None:
     summary = json.loads((long_replay / SUMMARY_FILE).read_text())
     assert summary["turns_dropped"] == 0 and summary["turns_completed"] == 32
@@ -82,6 +83,7 @@ def test_long_conversation_replays_every_turn_with_the_default_context(long_repl
     assert provenance["model"]["n_ctx"] == provenance["config"]["n_ctx"] == auto["n_ctx"]
 
 
+@pytest.mark.slow
 def test_isl_is_the_context_each_replayed_turn_prefilled(
     long_replay, long_tiny_model: Path, synthetic: Path, tmp_path: Path
 ) -> None:
@@ -101,6 +103,7 @@ def test_isl_is_the_context_each_replayed_turn_prefilled(
     assert not list(long_replay.parent.glob("*isl*"))  # --isl made no run directory
 
 
+@pytest.mark.slow
 def test_native_isl_is_the_context_each_replayed_turn_prefilled(tmp_path: Path) -> None:
     """With a template that has native tool calls (Qwen's, on the tiny model) --isl renders
     the dataset's tools and native messages, as the replay does: the same count per turn."""
@@ -125,6 +128,7 @@ def test_native_isl_is_the_context_each_replayed_turn_prefilled(tmp_path: Path) 
                                                     strict=True))
 
 
+@pytest.mark.slow
 def test_summary_carries_mlperf_endpoints_field_names(long_replay) -> None:
     summary = json.loads((long_replay / SUMMARY_FILE).read_text())
     assert summary["n_samples_issued"] == summary["turns_total"]
@@ -147,6 +151,7 @@ def test_summary_carries_mlperf_endpoints_field_names(long_replay) -> None:
     assert summary["qps"] == pytest.approx(32 / summary["duration_s"], rel=1e-6)
 
 
+@pytest.mark.slow
 def test_bundled_workload_replays_every_turn_with_the_default_context(
     long_tiny_model: Path, tmp_path: Path
 ) -> None:
@@ -158,6 +163,7 @@ def test_bundled_workload_replays_every_turn_with_the_default_context(
     assert summary["settings"]["n_ctx_auto"]["largest_isl"] == summary["isl_tokens"]["max"]
 
 
+@pytest.mark.slow
 def test_auto_context_is_capped_by_the_training_context(
     tiny_model_path: Path, synthetic: Path, tmp_path: Path
 ) -> None:

@@ -26,9 +26,8 @@ from edgeagent import cli
 from edgeagent.config import load_config
 from edgeagent.engine.base import Generation, Message
 from edgeagent.replay.dataset import dump_rows, load_dataset
-from edgeagent.replay.summary import SCORES_FILE, SUMMARY_FILE, TURNS_FILE
-from edgeagent.results.store import open_run_db
 from edgeagent.run import execute_run
+from edgeagent.rundir import SCORES_FILE, SUMMARY_FILE, TURNS_FILE, open_run_db
 from edgeagent.suite import load_oracle, load_suite
 
 THREADS = ("--threads", "1")
@@ -66,6 +65,7 @@ def smoke_replay(tiny_model_path: Path, tmp_path_factory: pytest.TempPathFactory
     return run_dir, text
 
 
+@pytest.mark.slow
 def test_default_workload_replays_every_turn(smoke_replay) -> None:
     run_dir, text = smoke_replay
     summary = json.loads((run_dir / SUMMARY_FILE).read_text())
@@ -95,6 +95,7 @@ def test_default_workload_replays_every_turn(smoke_replay) -> None:
     assert "2/2 conversations replayed" in text and "resolved" not in text
 
 
+@pytest.mark.slow
 def test_replay_prints_the_verdict_check_gives(
     smoke_replay, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -108,6 +109,7 @@ def test_replay_prints_the_verdict_check_gives(
     assert [x for x in text.splitlines() if x.startswith("Result is:")] == [first]
 
 
+@pytest.mark.slow
 def test_replay_steps_are_recorded_like_live_steps(smoke_replay) -> None:
     run_dir, _ = smoke_replay
     steps = steps_of(run_dir)
@@ -133,12 +135,14 @@ def test_replay_steps_are_recorded_like_live_steps(smoke_replay) -> None:
     assert {t["outcome"] for t in tasks} == {"replayed"}
 
 
+@pytest.mark.slow
 def test_report_reads_a_replay_run(smoke_replay, capsys: pytest.CaptureFixture[str]) -> None:
     run_dir, _ = smoke_replay
     assert cli.main(["report", str(run_dir)]) == 0
     assert "fix-add" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_overflowing_turns_are_dropped_and_the_run_invalid(
     tiny_model_path: Path, tmp_path: Path
 ) -> None:
@@ -201,6 +205,7 @@ def oracle_run(tiny_model_path: Path, tmp_path_factory: pytest.TempPathFactory) 
     return result.run_dir
 
 
+@pytest.mark.slow
 def test_export_import_round_trip_is_exact(oracle_run: Path, tmp_path: Path) -> None:
     target = tmp_path / "export.jsonl"
     err = io.StringIO()
@@ -237,6 +242,7 @@ def test_export_import_round_trip_is_exact(oracle_run: Path, tmp_path: Path) -> 
     assert any(not r.tool_calls for c in convs for r in c.rows if r.role == "assistant")
 
 
+@pytest.mark.slow
 def test_from_run_reexecutes_tools_in_the_sandbox(
     oracle_run: Path, tiny_model_path: Path, tmp_path: Path
 ) -> None:
@@ -264,6 +270,7 @@ FIXTURES = paths.FIXTURES / "sysfs"
 WATTS = 4.11312  # tests/fixtures/sysfs/hwmon/sbc: power1_input = 4113120 µW
 
 
+@pytest.mark.slow
 def test_mlperf_style_dataset_metered_with_injected_delay(
     tiny_model_path: Path, tmp_path: Path
 ) -> None:
@@ -298,6 +305,7 @@ def test_mlperf_style_dataset_metered_with_injected_delay(
     assert "- bash(command)" in started["system_prompt"]
 
 
+@pytest.mark.slow
 def test_a_replay_run_is_not_exported_as_a_trajectory(
     smoke_replay, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -314,6 +322,7 @@ def run_wall_ms(run_dir: Path) -> float:
         db.close()
 
 
+@pytest.mark.slow
 def test_a_finished_replay_resumes_to_the_same_turns(smoke_replay) -> None:
     """--resume on a complete replay keeps every conversation: no turn is generated again.
     The run's wall is the sum of its processes' walls, as the summary gives it."""
@@ -331,6 +340,7 @@ def test_a_finished_replay_resumes_to_the_same_turns(smoke_replay) -> None:
     assert summary["duration_s"] == pytest.approx((wall_before + segment) / 1000)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("flag", [("--conversations", "1"), ("--mlperf",),
                                   ("--max-new-tokens", "4")])
 def test_resume_refuses_flags_that_change_the_replay(smoke_replay, flag: tuple) -> None:
@@ -340,6 +350,7 @@ def test_resume_refuses_flags_that_change_the_replay(smoke_replay, flag: tuple) 
     assert err.count("\n") == 1 and "drop " + flag[0].lstrip("-") in err.replace("--", "")
 
 
+@pytest.mark.slow
 def test_resume_names_the_command_for_the_other_kind_of_run(smoke_replay, tmp_path) -> None:
     run_dir, _ = smoke_replay
     code, _, err = run_cli("run", "--resume", str(run_dir))
@@ -352,6 +363,7 @@ def test_resume_names_the_command_for_the_other_kind_of_run(smoke_replay, tmp_pa
     assert code == 2 and f"edgeagent run --resume {live}" in err
 
 
+@pytest.mark.slow
 def test_resume_refuses_a_changed_dataset(smoke_replay, tmp_path) -> None:
     run_dir, _ = smoke_replay
     copy = tmp_path / "copy"

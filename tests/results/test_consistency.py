@@ -13,6 +13,7 @@ from pathlib import Path
 from statistics import median
 from typing import Any
 
+import pytest
 from cli_run import run_cli
 from run_fixture import step, task, write_run
 
@@ -125,6 +126,7 @@ def _crafted_run(run_dir: Path) -> Path:
     return write_run(run_dir, tasks)
 
 
+@pytest.mark.slow
 def test_report_shows_a_doctored_slow_step(tmp_path: Path) -> None:
     run_dir = _crafted_run(tmp_path / "run")
     code, out, _ = run_cli("report", str(run_dir))

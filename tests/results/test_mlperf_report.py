@@ -20,8 +20,6 @@ from edgeagent.accuracy.summary import results_document, write_results
 from edgeagent.config import load_config
 from edgeagent.engine.base import Message
 from edgeagent.replay.dataset import load_dataset
-from edgeagent.replay.summary import SCORES_FILE
-from edgeagent.results.accuracy_run import MLPERF_RESULTS_FILE
 from edgeagent.results.mlperf_report import (
     IN_PROCESS_ENDPOINT,
     MLPERF_DIR,
@@ -29,6 +27,7 @@ from edgeagent.results.mlperf_report import (
     replay_benchmark_config,
 )
 from edgeagent.run import ReplaySource, execute_replay
+from edgeagent.rundir import MLPERF_RESULTS_FILE, SCORES_FILE
 
 LOCKED = {"temperature==0": True, "seed==42": True, "single_stream": True}
 
@@ -183,6 +182,7 @@ class Answers(ScriptedEngine):
             "stop"
 
 
+@pytest.mark.slow
 def test_a_replay_writes_a_report_dir_mlperf_loads(tiny_model_path: Path,
                                                    tmp_path: Path) -> None:
     dataset = FIXTURES / "mlperf_all_scored.jsonl"

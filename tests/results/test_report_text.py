@@ -43,7 +43,7 @@ def test_every_format_loads_the_run_once(run_dir: Path, fmt: str,
 
 
 def test_a_run_that_never_started_says_so(tmp_path: Path) -> None:
-    from edgeagent.results.store import RunStore
+    from edgeagent.rundir import RunStore
 
     RunStore(tmp_path, {"suite": "s"}).close()
     assert render_report(tmp_path) == f"{tmp_path}: the run never started (no run record)"

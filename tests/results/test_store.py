@@ -15,7 +15,7 @@ from paths import TESTS
 from edgeagent import cli
 from edgeagent.errors import StoreError
 from edgeagent.events import PhaseEnergy, RunStarted, StepRecord, TaskStarted
-from edgeagent.results.store import RunStore, open_run_db
+from edgeagent.rundir import RunStore, open_run_db
 
 TASK = "fix-add"
 N_STEPS = 5
@@ -80,7 +80,7 @@ _CRASH_SCRIPT = textwrap.dedent(
     sys.path[:0] = [{here!r}, {tests_dir!r}]  # this file's folder, and tests/ (paths.py)
     from test_store import N_STEPS, TASK, make_step
     from edgeagent.events import RunStarted, TaskStarted
-    from edgeagent.results.store import RunStore
+    from edgeagent.rundir import RunStore
 
     run_dir = Path(sys.argv[1])
     store = RunStore(run_dir, {{"model": "tiny", "max_steps": 9}})
@@ -107,6 +107,7 @@ def crashed_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return run_dir
 
 
+@pytest.mark.slow
 def test_crashed_run_keeps_every_step_with_its_values(crashed_run: Path) -> None:
     db = open_run_db(crashed_run)
     try:
@@ -134,6 +135,7 @@ def test_crashed_run_keeps_every_step_with_its_values(crashed_run: Path) -> None
         assert values["energy_tool_null_reason"] == "gap in samples"
 
 
+@pytest.mark.slow
 def test_crashed_run_status_stays_running(crashed_run: Path) -> None:
     db = open_run_db(crashed_run)
     try:
@@ -149,6 +151,7 @@ def test_crashed_run_status_stays_running(crashed_run: Path) -> None:
     assert json.loads((crashed_run / "provenance.json").read_text())["model"]["name"] == "tiny"
 
 
+@pytest.mark.slow
 def test_crashed_run_trajectory_has_every_line(crashed_run: Path) -> None:
     lines = (crashed_run / "trajectories" / f"{TASK}.jsonl").read_text().splitlines()
     records = [json.loads(line) for line in lines]
@@ -165,6 +168,7 @@ def test_crashed_run_trajectory_has_every_line(crashed_run: Path) -> None:
         assert record["energy_prefill"]["joules"] == expected.energy_prefill.joules
 
 
+@pytest.mark.slow
 def test_report_on_a_crashed_run_says_it_is_incomplete(
     crashed_run: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

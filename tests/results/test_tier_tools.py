@@ -16,6 +16,9 @@ from test_tiers_report import IssueFollower, make_suite
 from edgeagent.config import load_config
 from edgeagent.run import execute_run
 
+# every test here starts processes or loads a model (tests/slow_guard.py)
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def two_runs(tiny_model_path: Path, tmp_path_factory: pytest.TempPathFactory) -> list[Path]:

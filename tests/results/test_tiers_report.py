@@ -65,6 +65,7 @@ def report(run_dir: Path, capsys: pytest.CaptureFixture[str], *args: str) -> str
     return capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_text_report_has_the_graded_tiers_and_guided_apart(run_dir: Path, capsys) -> None:
     out = report(run_dir, capsys)
     table = out[out.index("by tier"):].splitlines()
@@ -72,6 +73,7 @@ def test_text_report_has_the_graded_tiers_and_guided_apart(run_dir: Path, capsys
     assert rows == {"easy": "0/1", "graded": "0/1", "guided": "1/1"}
 
 
+@pytest.mark.slow
 def test_json_md_and_html_keep_guided_apart(run_dir: Path, capsys) -> None:
     data = json.loads(report(run_dir, capsys, "--format", "json"))
     assert [(t["tier"], t["resolved"], t["tasks"]) for t in data["tiers"]] == [
@@ -87,6 +89,7 @@ def test_json_md_and_html_keep_guided_apart(run_dir: Path, capsys) -> None:
     assert "<h2>Tiers</h2>" in html and "guided" in html
 
 
+@pytest.mark.slow
 def test_check_and_compare_show_guided_apart(run_dir: Path, capsys) -> None:
     capsys.readouterr()
     cli.main(["check", str(run_dir)])

@@ -177,6 +177,7 @@ def test_check_cli_exit_code_and_json(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "no run.db" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_every_run_ends_with_the_verdict(tiny_model_path: Path, tmp_path: Path,
                                          capsys: pytest.CaptureFixture[str]) -> None:
     code = cli.main([

@@ -122,6 +122,7 @@ def test_chunker_splits_python_by_top_level_defs_and_text_by_windows(tmp_path: P
 # -- embeddings (the real all-MiniLM-L6-v2 int8 model) ------------------------------------
 
 
+@pytest.mark.slow
 def test_embeddings_are_deterministic_unit_vectors(embedder) -> None:
     texts = ["def add(a, b): return a + b", "read the configuration file", "x" * 5000]
     first = embedder.embed(texts)
@@ -136,6 +137,7 @@ def test_embeddings_are_deterministic_unit_vectors(embedder) -> None:
     assert len(embedder.tokenize(["x " * 2000])["input_ids"][0]) == embedder.max_length
 
 
+@pytest.mark.slow
 def test_related_texts_are_closer_than_unrelated(embedder) -> None:
     query, related, unrelated = embedder.embed([
         "open a file and return its contents",
@@ -263,6 +265,7 @@ def test_memory_bm25_ranks_as_fts5_on_real_code_through_edits(tmp_path: Path) ->
     reopened.close()
 
 
+@pytest.mark.slow
 def test_retriever_knn_backends_rank_alike_after_an_edit(embedder, tmp_path: Path) -> None:
     from edgeagent.retrieval.service import RetrievalService
 
@@ -286,6 +289,7 @@ def test_retriever_knn_backends_rank_alike_after_an_edit(embedder, tmp_path: Pat
     assert all(not cid.startswith("notes.md") for cid, *_ in results["matrix"][1])
 
 
+@pytest.mark.slow
 def test_hybrid_is_reciprocal_rank_fusion_of_vector_and_bm25(service, tmp_path: Path) -> None:
     from edgeagent.retrieval.index import RRF_K
 
@@ -308,6 +312,7 @@ def test_hybrid_is_reciprocal_rank_fusion_of_vector_and_bm25(service, tmp_path: 
     retriever.close()
 
 
+@pytest.mark.slow
 def test_incremental_update_after_an_edit(service, tmp_path: Path) -> None:
     root = write_repo(tmp_path / "repo")
     retriever = service.retriever(root)
@@ -331,6 +336,7 @@ def test_incremental_update_after_an_edit(service, tmp_path: Path) -> None:
     retriever.close()
 
 
+@pytest.mark.slow
 def test_index_cache_hit_and_edits_stay_out_of_the_cache(service, tmp_path: Path) -> None:
     a = write_repo(tmp_path / "a")
     b = tmp_path / "b"
@@ -352,6 +358,7 @@ def test_index_cache_hit_and_edits_stay_out_of_the_cache(service, tmp_path: Path
     second.close()
 
 
+@pytest.mark.slow
 def test_reranker_interface_times_its_stage(embedder, tmp_path: Path) -> None:
     from edgeagent.retrieval.service import RetrievalService
 
@@ -375,6 +382,7 @@ def test_reranker_interface_times_its_stage(embedder, tmp_path: Path) -> None:
 # -- the tool -------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_search_code_tool(service, tmp_path: Path) -> None:
     from edgeagent.sandbox.process import ProcessLimits
     from edgeagent.sandbox.tools import TOOL_SPECS, Toolbox

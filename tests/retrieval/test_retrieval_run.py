@@ -89,6 +89,7 @@ def oracle_run(tiny_model_path: Path, tmp_path_factory: pytest.TempPathFactory) 
     return result.run_dir
 
 
+@pytest.mark.slow
 def test_search_code_step_records_embed_search_and_retrieval_energy(oracle_run: Path) -> None:
     db = sqlite3.connect(oracle_run / "run.db")
     db.row_factory = sqlite3.Row
@@ -125,6 +126,7 @@ def test_search_code_step_records_embed_search_and_retrieval_energy(oracle_run: 
     assert prov["retrieval"]["model_load_ms"] > 0  # loaded before the task, not in its steps
 
 
+@pytest.mark.slow
 def test_trajectory_shows_the_hits(oracle_run: Path) -> None:
     (traj,) = (oracle_run / "trajectories").iterdir()
     records = [json.loads(line) for line in traj.read_text().splitlines()]
@@ -133,12 +135,14 @@ def test_trajectory_shows_the_hits(oracle_run: Path) -> None:
     assert "def add(a, b):" in first["observation"]
 
 
+@pytest.mark.slow
 def test_system_prompt_offers_search_code_only_with_retrieval(oracle_run: Path) -> None:
     (traj,) = (oracle_run / "trajectories").iterdir()
     text = traj.read_text()
     assert "search_code(query, k?)" in text
 
 
+@pytest.mark.slow
 def test_oracle_with_a_search_step_validates(tmp_path: Path) -> None:
     from edgeagent.sandbox.process import ProcessLimits
     from edgeagent.suite import load_suite, validate_task
@@ -172,6 +176,7 @@ def test_index_command_reports_times_and_hits(tmp_path: Path, monkeypatch,
     assert len(err) == 1 and "is not a directory" in err[0]
 
 
+@pytest.mark.slow
 def test_run_with_retrieval_but_no_extra_says_what_to_install(
     tiny_model_path: Path, tmp_path: Path, monkeypatch, capsys: pytest.CaptureFixture
 ) -> None:

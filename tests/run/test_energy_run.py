@@ -34,6 +34,7 @@ def metered_run(tiny_model_path: Path, tmp_path_factory: pytest.TempPathFactory)
     return run_dir
 
 
+@pytest.mark.slow
 def test_every_phase_energy_is_power_times_duration(metered_run: Path) -> None:
     db = sqlite3.connect(metered_run / "run.db")
     db.row_factory = sqlite3.Row
@@ -52,6 +53,7 @@ def test_every_phase_energy_is_power_times_duration(metered_run: Path) -> None:
             assert s[f"energy_{phase}_j"] == pytest.approx(WATTS * (t1 - t0) / 1e9, rel=1e-6)
 
 
+@pytest.mark.slow
 def test_task_and_run_energy_are_recorded(metered_run: Path) -> None:
     db = sqlite3.connect(metered_run / "run.db")
     db.row_factory = sqlite3.Row
@@ -71,6 +73,7 @@ def test_task_and_run_energy_are_recorded(metered_run: Path) -> None:
     assert [tuple(r) for r in readings] == [("hwmon:ina226/power1", WATTS)]
 
 
+@pytest.mark.slow
 def test_report_gives_energy_metrics(metered_run: Path, capsys: pytest.CaptureFixture) -> None:
     assert main(["report", str(metered_run)]) == 0
     out = capsys.readouterr().out
@@ -85,6 +88,7 @@ def test_report_gives_energy_metrics(metered_run: Path, capsys: pytest.CaptureFi
     assert "): 0.0 J" in out or "): -0.0 J" in out
 
 
+@pytest.mark.slow
 def test_sensors_lists_sources_and_explains_the_unavailable(
     capsys: pytest.CaptureFixture,
 ) -> None:
@@ -99,6 +103,7 @@ def test_sensors_lists_sources_and_explains_the_unavailable(
     assert reasons["estimate:cpu-tdp"] == "no TDP declared"
 
 
+@pytest.mark.slow
 def test_sensors_watch_prints_watts_and_ends_quietly_on_ctrl_c() -> None:
     proc = subprocess.Popen(
         [sys.executable, "-m", "edgeagent.cli", "sensors", "--watch", "--root",
@@ -121,6 +126,7 @@ def test_sensors_watch_prints_watts_and_ends_quietly_on_ctrl_c() -> None:
     assert proc.returncode == 130 and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_sensors_watch_with_no_source_is_one_line(tmp_path: Path,
                                                   capsys: pytest.CaptureFixture) -> None:
     assert main(["sensors", "--watch", "--root", str(tmp_path)]) == 2
@@ -128,6 +134,7 @@ def test_sensors_watch_with_no_source_is_one_line(tmp_path: Path,
     assert len(err) == 1 and "nothing to watch" in err[0] and "--power-estimate-tdp" in err[0]
 
 
+@pytest.mark.slow
 def test_sensors_on_a_charging_battery_says_why(capsys: pytest.CaptureFixture) -> None:
     assert main(["sensors", "--root", str(FIXTURES / "battery" / "charging")]) == 0
     out = capsys.readouterr().out
@@ -142,6 +149,7 @@ def test_sensors_rejects_a_missing_root(tmp_path: Path, capsys: pytest.CaptureFi
     assert len(err) == 1 and "--root" in err[0]
 
 
+@pytest.mark.slow
 def test_sensors_baseline_on_a_constant_sensor(capsys: pytest.CaptureFixture) -> None:
     assert main(["sensors", "--root", str(FIXTURES / "hwmon" / "sbc"), "--baseline", "0.5s"]) == 0
     out = capsys.readouterr().out

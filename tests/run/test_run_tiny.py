@@ -24,7 +24,7 @@ import pytest
 import yaml
 
 from edgeagent import cli
-from edgeagent.results.store import open_run_db
+from edgeagent.rundir import open_run_db
 
 SMOKE_IDS = ("fix-add", "fix-shout", "fix-sum-to")
 EDGEAGENT = Path(sys.executable).with_name("edgeagent")  # the console script of this venv
@@ -79,6 +79,7 @@ def steps_of(run: TinyRun, task_id: str) -> list[sqlite3.Row]:
     return [s for s in run.steps if s["task_id"] == task_id]
 
 
+@pytest.mark.slow
 def test_run_exits_0_with_a_complete_run_directory(tiny_run: TinyRun) -> None:
     assert tiny_run.code == 0
     d = tiny_run.run_dir
@@ -93,6 +94,7 @@ def test_run_exits_0_with_a_complete_run_directory(tiny_run: TinyRun) -> None:
     assert f"results: {d}" in tiny_run.out
 
 
+@pytest.mark.slow
 def test_config_and_provenance_record_the_run(tiny_run: TinyRun, tiny_model_path: Path) -> None:
     config = yaml.safe_load((tiny_run.run_dir / "config.yaml").read_text())
     assert config["max_steps"] == 3 and config["max_new_tokens"] == 24
@@ -106,6 +108,7 @@ def test_config_and_provenance_record_the_run(tiny_run: TinyRun, tiny_model_path
     assert prov == json.loads(tiny_run.run["provenance_json"])
 
 
+@pytest.mark.slow
 def test_every_task_is_recorded_unresolved(tiny_run: TinyRun) -> None:
     assert [t["task_id"] for t in tiny_run.tasks] == list(SMOKE_IDS)
     for task in tiny_run.tasks:
@@ -122,6 +125,7 @@ def test_every_task_is_recorded_unresolved(tiny_run: TinyRun) -> None:
         assert task["error"] is None
 
 
+@pytest.mark.slow
 def test_each_step_reuses_the_previous_context(tiny_run: TinyRun) -> None:
     for task_id in SMOKE_IDS:
         steps = steps_of(tiny_run, task_id)
@@ -135,6 +139,7 @@ def test_each_step_reuses_the_previous_context(tiny_run: TinyRun) -> None:
         assert steps[0]["prefill_tokens"] == steps[0]["context_tokens"] - steps[0]["reused_tokens"]
 
 
+@pytest.mark.slow
 def test_format_errors_are_counted_not_fatal(tiny_run: TinyRun) -> None:
     for step in tiny_run.steps:
         # exactly one of: a parsed action, or a format error
@@ -151,6 +156,7 @@ def test_format_errors_are_counted_not_fatal(tiny_run: TinyRun) -> None:
     assert any(s["format_error"] is not None for s in tiny_run.steps)
 
 
+@pytest.mark.slow
 def test_meter_columns(tiny_run: TinyRun) -> None:
     for step in tiny_run.steps:
         for phase in ("prefill", "decode", "tool"):
@@ -164,6 +170,7 @@ def test_meter_columns(tiny_run: TinyRun) -> None:
         assert task["energy_j"] is None and task["energy_null_reason"] == "no power source found"
 
 
+@pytest.mark.slow
 def test_trajectories_match_run_db(tiny_run: TinyRun) -> None:
     for task_id in SMOKE_IDS:
         records = trajectory(tiny_run.run_dir, task_id)
@@ -181,6 +188,7 @@ def test_trajectories_match_run_db(tiny_run: TinyRun) -> None:
         assert records[-1]["outcome"] == "unresolved"
 
 
+@pytest.mark.slow
 def test_console_prints_a_line_per_step_and_task(tiny_run: TinyRun) -> None:
     lines = tiny_run.out.splitlines()
     assert len([line for line in lines if " step " in line]) == len(tiny_run.steps)
@@ -189,6 +197,7 @@ def test_console_prints_a_line_per_step_and_task(tiny_run: TinyRun) -> None:
     assert "0/3 resolved" in lines[-2]
 
 
+@pytest.mark.slow
 def test_report_summarises_the_run(tiny_run: TinyRun, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["report", str(tiny_run.run_dir)]) == 0
     captured = capsys.readouterr()
@@ -204,6 +213,7 @@ def test_report_summarises_the_run(tiny_run: TinyRun, capsys: pytest.CaptureFixt
     assert "energy: not measured (no power source found)" in out
 
 
+@pytest.mark.slow
 def test_json_events(
     tiny_model_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -225,6 +235,7 @@ def test_json_events(
     assert events[-1]["status"] == "complete"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_interrupt_keeps_the_recorded_steps(
     tiny_model_path: Path, tmp_path: Path, signum: int, code: int
@@ -271,6 +282,7 @@ def test_interrupt_keeps_the_recorded_steps(
     assert len(started) < len(SMOKE_IDS)
 
 
+@pytest.mark.slow
 def test_threads_0_records_the_threads_llama_cpp_used(
     tiny_model_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -288,6 +300,7 @@ def test_threads_0_records_the_threads_llama_cpp_used(
     assert f"threads {os.cpu_count()} (auto)" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_the_example_config_runs_and_the_bandwidth_is_cached_per_device(
     tiny_model_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
@@ -326,6 +339,7 @@ def test_the_example_config_runs_and_the_bandwidth_is_cached_per_device(
     assert "\nbuild  llama-cpp-python " in text and " cores / " in text
 
 
+@pytest.mark.slow
 def test_the_first_run_on_a_device_measures_the_bandwidth_once(
     tiny_model_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -347,6 +361,7 @@ def test_the_first_run_on_a_device_measures_the_bandwidth_once(
     assert second["cached"] is True and second["gbs"] == first["gbs"]
 
 
+@pytest.mark.slow
 def test_llama_cpp_warnings_are_recorded_not_printed(
     tiny_model_path: Path, tmp_path: Path
 ) -> None:
@@ -365,6 +380,7 @@ def test_llama_cpp_warnings_are_recorded_not_printed(
                for w in model["llama_cpp_load_warnings"])
 
 
+@pytest.mark.slow
 def test_a_reader_that_goes_away_fails_the_run_with_the_reason(
     tiny_model_path: Path, tmp_path: Path
 ) -> None:

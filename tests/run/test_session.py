@@ -54,6 +54,7 @@ def run_row(run_dir: Path) -> tuple[str, str | None, list[tuple[str, str]]]:
     return status, why, tasks
 
 
+@pytest.mark.slow
 def test_a_finished_block_is_complete_and_closes_the_engine(tmp_path: Path) -> None:
     engine, printer = Engine(), Printer()
     with open_session(tmp_path, engine, printer) as session:
@@ -65,12 +66,14 @@ def test_a_finished_block_is_complete_and_closes_the_engine(tmp_path: Path) -> N
     assert isinstance(printer.events[-1], RunFinished)
 
 
+@pytest.mark.slow
 def test_a_stop_asked_for_is_interrupted(tmp_path: Path) -> None:
     with open_session(tmp_path, Engine(), Printer(), stop_requested=lambda: True) as session:
         started(session)
     assert run_row(session.run_dir)[:2] == ("interrupted", None)
 
 
+@pytest.mark.slow
 def test_a_second_ctrl_c_is_interrupted_and_cuts_the_task_short(tmp_path: Path) -> None:
     engine, printer = Engine(), Printer()
     with pytest.raises(KeyboardInterrupt):
@@ -83,6 +86,7 @@ def test_a_second_ctrl_c_is_interrupted_and_cuts_the_task_short(tmp_path: Path) 
     assert isinstance(printer.events[-1], RunFinished)  # no failure: every sink hears it
 
 
+@pytest.mark.slow
 def test_an_exception_fails_the_run_with_its_reason_in_the_store_alone(tmp_path: Path) -> None:
     printer = Printer()
     with pytest.raises(ValueError):
@@ -95,6 +99,7 @@ def test_an_exception_fails_the_run_with_its_reason_in_the_store_alone(tmp_path:
     assert not any(isinstance(e, RunFinished) for e in printer.events)
 
 
+@pytest.mark.slow
 def test_a_failure_outside_any_unit_records_its_reason_and_no_task(tmp_path: Path) -> None:
     # a replay fails between conversations the same way a live run fails between tasks
     printer = Printer()
@@ -106,6 +111,7 @@ def test_a_failure_outside_any_unit_records_its_reason_and_no_task(tmp_path: Pat
     assert not any(isinstance(e, RunFinished) for e in printer.events)
 
 
+@pytest.mark.slow
 def test_a_unit_that_ended_is_not_cut_short(tmp_path: Path) -> None:
     with pytest.raises(ValueError):
         with open_session(tmp_path, Engine(), Printer()) as session:
@@ -116,6 +122,7 @@ def test_a_unit_that_ended_is_not_cut_short(tmp_path: Path) -> None:
     assert run_row(session.run_dir)[2] == []  # the record above went to no sink
 
 
+@pytest.mark.slow
 def test_after_close_runs_once_closed_but_not_when_closing_failed(tmp_path: Path) -> None:
     calls: list[str] = []
     (tmp_path / "a").mkdir()

@@ -12,8 +12,9 @@ import pytest
 
 from edgeagent.sandbox.process import ProcessLimits, isolation_report, run_command
 
-pytestmark = pytest.mark.skipif(not isolation_report()["disk"].startswith("hard"),
-                                reason="no hard disk bound on this machine (polled instead)")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(not isolation_report()["disk"].startswith("hard"),
+                                 reason="no hard disk bound on this machine (polled instead)")]
 
 LIMITS = ProcessLimits(timeout_s=20.0, disk_bytes=8 << 20, disk_entries=200)
 

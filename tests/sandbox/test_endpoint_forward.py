@@ -27,6 +27,9 @@ import pytest
 from edgeagent.sandbox import process
 from edgeagent.sandbox.process import CommandResult, ProcessLimits, isolation_report, run_command
 
+# every test here starts processes or loads a model (tests/slow_guard.py)
+pytestmark = pytest.mark.slow
+
 PORT = 18089  # any port will do: the command's network namespace has no other listener
 
 

@@ -37,6 +37,7 @@ def _none_running(marker: str) -> bool:
     return False
 
 
+@pytest.mark.slow
 def test_exit_code_and_merged_output(tmp_path: Path) -> None:
     r = run_command("echo out; echo err >&2; exit 3", tmp_path, FAST)
     assert isinstance(r, CommandResult)
@@ -46,6 +47,7 @@ def test_exit_code_and_merged_output(tmp_path: Path) -> None:
     assert r.wall_ms > 0
 
 
+@pytest.mark.slow
 def test_exit_codes_propagate(tmp_path: Path) -> None:
     assert run_command("true", tmp_path, FAST).exit_code == 0
     assert run_command("false", tmp_path, FAST).exit_code == 1
@@ -53,11 +55,13 @@ def test_exit_codes_propagate(tmp_path: Path) -> None:
     assert run_command("kill -9 $$", tmp_path, FAST).exit_code == 137
 
 
+@pytest.mark.slow
 def test_runs_in_cwd_with_stdin_devnull(tmp_path: Path) -> None:
     r = run_command("pwd; cat; echo done", tmp_path, FAST)
     assert r.output == f"{os.path.realpath(tmp_path)}\ndone\n"
 
 
+@pytest.mark.slow
 def test_timeout_kills_the_whole_group(tmp_path: Path) -> None:
     cmd = "echo $$ > sh.pid; sleep 30.011 & echo $! > a.pid; sleep 30.012 & echo $! > b.pid; wait"
     start = time.monotonic()
@@ -67,6 +71,7 @@ def test_timeout_kills_the_whole_group(tmp_path: Path) -> None:
     assert _none_running("30.011") and _none_running("30.012"), "a process survived the timeout"
 
 
+@pytest.mark.slow
 def test_timeout_with_foreground_child_holding_the_pipe(tmp_path: Path) -> None:
     r = run_command(
         "sleep 30.021 & echo $! > a.pid; sleep 30", tmp_path, ProcessLimits(timeout_s=1.0)
@@ -75,6 +80,7 @@ def test_timeout_with_foreground_child_holding_the_pipe(tmp_path: Path) -> None:
     assert _none_running("30.021")
 
 
+@pytest.mark.slow
 def test_background_children_do_not_outlive_the_command(tmp_path: Path) -> None:
     start = time.monotonic()
     r = run_command("sleep 30.031 & echo $! > a.pid; echo started", tmp_path, FAST)
@@ -83,11 +89,13 @@ def test_background_children_do_not_outlive_the_command(tmp_path: Path) -> None:
     assert _none_running("30.031")
 
 
+@pytest.mark.slow
 def test_shell_that_closes_its_output_is_still_waited_for(tmp_path: Path) -> None:
     r = run_command("echo early; exec >&- 2>&-; sleep 0.3; exit 4", tmp_path, FAST)
     assert r.exit_code == 4 and r.output == "early\n" and not r.timed_out
 
 
+@pytest.mark.slow
 def test_ten_megabytes_of_output_are_capped(tmp_path: Path) -> None:
     limits = ProcessLimits(timeout_s=20.0)
     start = time.monotonic()
@@ -100,6 +108,7 @@ def test_ten_megabytes_of_output_are_capped(tmp_path: Path) -> None:
     assert len(r.output) <= limits.output_cap_bytes + len(marker) + 2
 
 
+@pytest.mark.slow
 def test_capped_output_keeps_head_and_tail(tmp_path: Path) -> None:
     cmd = "python -c \"import sys; sys.stdout.write('START' + 'q'*100_000 + 'END')\""
     r = run_command(cmd, tmp_path, ProcessLimits(timeout_s=10.0, output_cap_bytes=1000))
@@ -108,16 +117,19 @@ def test_capped_output_keeps_head_and_tail(tmp_path: Path) -> None:
     assert r.output.count("q") == 1000 - len("START") - len("END")
 
 
+@pytest.mark.slow
 def test_output_at_cap_is_not_truncated(tmp_path: Path) -> None:
     r = run_command("printf '%0100d' 0", tmp_path, ProcessLimits(output_cap_bytes=100))
     assert not r.truncated and r.output == "0" * 100
 
 
+@pytest.mark.slow
 def test_undecodable_bytes_are_replaced(tmp_path: Path) -> None:
     r = run_command(r"printf 'a\377b'", tmp_path, FAST)
     assert r.output == "a\ufffdb"
 
 
+@pytest.mark.slow
 def test_scrubbed_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("http_proxy", "http://proxy.invalid:3128")
     monkeypatch.setenv("HTTPS_PROXY", "http://proxy.invalid:3128")
@@ -135,6 +147,7 @@ def test_scrubbed_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert "EDGEAGENT_SECRET_TOKEN" not in env and "hunter2" not in r.output
 
 
+@pytest.mark.slow
 def test_python_is_the_running_interpreter(tmp_path: Path) -> None:
     r = run_command("python -c 'import sys; print(sys.prefix)'", tmp_path, FAST)
     assert r.exit_code == 0 and r.output.strip() == sys.prefix
@@ -143,6 +156,7 @@ def test_python_is_the_running_interpreter(tmp_path: Path) -> None:
         assert r.output.strip() == os.path.join(os.path.dirname(sys.executable), "python")
 
 
+@pytest.mark.slow
 def test_file_size_limit(tmp_path: Path) -> None:
     limits = ProcessLimits(file_size_bytes=100_000)
     r = run_command("head -c 1000000 /dev/zero > big.bin", tmp_path, limits)
@@ -150,6 +164,7 @@ def test_file_size_limit(tmp_path: Path) -> None:
     assert (tmp_path / "big.bin").stat().st_size <= 100_000
 
 
+@pytest.mark.slow
 def test_address_space_limit(tmp_path: Path) -> None:
     limits = ProcessLimits(address_space_bytes=1 << 30)
     r = run_command("python -c 'bytearray(2 << 30)'", tmp_path, limits)
@@ -169,6 +184,7 @@ def test_isolation_report_shape_and_cache() -> None:
     assert isolation_report()["network"] != "tampered"
 
 
+@pytest.mark.slow
 def test_no_network_when_isolated(tmp_path: Path) -> None:
     network = isolation_report()["network"]
     if not network.startswith("unshare"):
@@ -187,6 +203,7 @@ def test_no_network_when_isolated(tmp_path: Path) -> None:
     assert interfaces <= {"lo"}
 
 
+@pytest.mark.slow
 def test_network_true_skips_the_namespace(tmp_path: Path) -> None:
     if not isolation_report()["network"].startswith("unshare"):
         pytest.skip("network isolation unavailable here")
@@ -196,6 +213,7 @@ def test_network_true_skips_the_namespace(tmp_path: Path) -> None:
     assert names == {line.split(":")[0].strip() for line in host.splitlines() if ":" in line}
 
 
+@pytest.mark.slow
 def test_confinement_holds_on_kernels_without_mount_setattr(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -223,6 +241,7 @@ def test_confinement_holds_on_kernels_without_mount_setattr(
     assert not os.path.exists("/usr/x") and not os.path.exists("/x")
 
 
+@pytest.mark.slow
 def test_disk_limit_holds_with_one_observation(tmp_path: Path) -> None:
     limits = ProcessLimits(timeout_s=20.0, disk_bytes=8 << 20)
     result = run_command("head -c 4M /dev/zero > a; head -c 6M /dev/zero > b; echo done; "

@@ -105,6 +105,7 @@ def test_list_dir_refuses_escapes(tools: Toolbox, path: str) -> None:
     assert "secret.txt" not in out
 
 
+@pytest.mark.slow
 def test_grep_refuses_escapes_and_skips_links_out(tools: Toolbox) -> None:
     assert err(tools.call("grep", {"pattern": "secret", "path": ".."})).startswith("path escapes")
     out = ok(tools.call("grep", {"pattern": "secret"}))
@@ -172,6 +173,7 @@ def test_read_file_is_bounded(tools: Toolbox, ws: Workspace) -> None:
     assert len(ok(tools.call("read_file", {"path": "wide.txt"}))) < 700
 
 
+@pytest.mark.slow
 def test_grep(tools: Toolbox) -> None:
     out = ok(tools.call("grep", {"pattern": r"return a - b"}))
     assert out.splitlines() == [
@@ -191,6 +193,7 @@ def test_grep_bad_regex(tools: Toolbox) -> None:
     assert out.startswith("invalid regex") and "missing )" in out
 
 
+@pytest.mark.slow
 def test_grep_is_bounded(tools: Toolbox, ws: Workspace) -> None:
     (ws.root / "many.txt").write_text("needle\n" * 500)
     lines = ok(tools.call("grep", {"pattern": "needle"})).splitlines()
@@ -288,6 +291,7 @@ def test_write_through_inside_symlink_stays_inside(tools: Toolbox, ws: Workspace
 
 # -- run / run_tests / submit --
 
+@pytest.mark.slow
 def test_run(tools: Toolbox, ws: Workspace) -> None:
     r = tools.call("run", {"command": "echo hello; exit 2"})
     assert not r.error and r.exit_code == 2
@@ -298,12 +302,14 @@ def test_run(tools: Toolbox, ws: Workspace) -> None:
     assert "empty" in err(tools.call("run", {"command": "  "}))
 
 
+@pytest.mark.slow
 def test_run_timeout(ws: Workspace) -> None:
     box = Toolbox(ws, "true", ProcessLimits(timeout_s=0.5))
     r = box.call("run", {"command": "sleep 30"})
     assert r.exit_code is None and r.output.startswith("timed out after 0.5 s")
 
 
+@pytest.mark.slow
 def test_run_tests_uses_the_test_command(tools: Toolbox, ws: Workspace) -> None:
     r = tools.call("run_tests", {})
     assert not r.error and r.exit_code == 1 and "1 failed" in r.output
@@ -314,6 +320,7 @@ def test_run_tests_uses_the_test_command(tools: Toolbox, ws: Workspace) -> None:
     assert "no test command" in err(Toolbox(ws, "", ProcessLimits()).call("run_tests", {}))
 
 
+@pytest.mark.slow
 def test_run_python_is_our_interpreter(tools: Toolbox) -> None:
     r = tools.call("run", {"command": "python -c 'import sys; print(sys.prefix)'"})
     assert r.output == f"exit code: 0\n{sys.prefix}\n"

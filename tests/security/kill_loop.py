@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from edgeagent.errors import StoreError
-from edgeagent.results.store import open_run_db
+from edgeagent.rundir import open_run_db
 
 Steps = set[tuple[str, int, int]]
 

@@ -95,6 +95,7 @@ def test_hostile_task_yaml(
     reliability("bad_input", clear_error=1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("oracle,needles", [
     ("- tool: cat_file\n  args: {path: calc.py}\n", ("oracle.yaml", "step 1", "cat_file")),
     (_bomb("x", "- tool: submit"), ("oracle.yaml", "alias")),
@@ -112,6 +113,7 @@ def test_bad_oracle_steps(oracle: str, needles: tuple, suite: Path, reliability)
     reliability("bad_input", clear_error=1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["truncated", "not gguf", "bad header"])
 def test_bad_model_file(
     kind: str, suite: Path, tmp_path: Path, tiny_model_path: Path, reliability
@@ -170,6 +172,7 @@ def test_output_dir_is_a_file(
     reliability("bad_input", clear_error=1)
 
 
+@pytest.mark.slow
 def test_output_dir_on_a_read_only_mount(
     suite: Path, tmp_path: Path, tiny_model_path: Path, reliability
 ) -> None:

@@ -19,7 +19,10 @@ from pathlib import Path
 import pytest
 
 from edgeagent import cli
-from edgeagent.results.store import open_run_db
+from edgeagent.rundir import open_run_db
+
+# every test here starts processes or loads a model (tests/slow_guard.py)
+pytestmark = pytest.mark.slow
 
 HOUR_S = 3600.0
 FLAGS = ["--max-new-tokens", "16", "--n-ctx", "4096", "--threads", "1"]

@@ -16,6 +16,9 @@ from gguf import GGUFReader
 
 from edgeagent import cli
 
+# every test here starts processes or loads a model (tests/slow_guard.py)
+pytestmark = pytest.mark.slow
+
 
 def _cuts(model: Path) -> dict[str, Callable[[bytes], bytes]]:
     """Ways a copy goes wrong, each from the tiny model's bytes; the cut points are read off

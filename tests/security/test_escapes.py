@@ -355,6 +355,7 @@ def canaries(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
         home_canary.unlink(missing_ok=True)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("attempt", ATTEMPTS, ids=[a.name for a in ATTEMPTS])
 def test_escape_attempt_is_contained_and_recorded(
     attempt: Attempt, tmp_path: Path, canaries: Path, listener: int, reliability
@@ -397,6 +398,7 @@ def test_at_least_forty_attempts() -> None:
     assert len(ATTEMPTS) >= 40
 
 
+@pytest.mark.slow
 def test_command_dies_with_a_killed_edgeagent(tmp_path: Path, reliability) -> None:
     """edgeagent SIGKILLed mid-command (OOM killer, power button): its command goes too."""
     import signal

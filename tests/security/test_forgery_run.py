@@ -20,10 +20,13 @@ from scripted import ScriptedEngine
 
 from edgeagent.config import load_config
 from edgeagent.engine.base import Message
-from edgeagent.results.store import open_run_db
 from edgeagent.run import execute_run
+from edgeagent.rundir import open_run_db
 from edgeagent.sandbox.tools import Toolbox
 from edgeagent.sandbox.workspace import Workspace
+
+# every test here starts processes or loads a model (tests/slow_guard.py)
+pytestmark = pytest.mark.slow
 
 
 def _script(suite: Path, out: Path) -> list[dict]:

@@ -137,6 +137,7 @@ def toolbox(tmp_path_factory: pytest.TempPathFactory) -> Toolbox:
     return Toolbox(ws, "python -c pass", ProcessLimits())
 
 
+@pytest.mark.slow
 @given(
     st.sampled_from(FILE_TOOLS) | st.text(max_size=8),
     st.dictionaries(arg_keys, json_values | hostile_paths, max_size=4) | json_values,

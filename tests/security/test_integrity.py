@@ -67,6 +67,7 @@ def suite(tmp_path_factory: pytest.TempPathFactory):
 # ---------------------------------------------------------------- forged grades
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task_id", ["ids-add", "cmd-add"])
 @pytest.mark.parametrize("forgery", list(FORGERIES))
 def test_forged_grade_stays_unresolved(suite, forgery: str, task_id: str, reliability) -> None:
@@ -81,6 +82,7 @@ def test_forged_grade_stays_unresolved(suite, forgery: str, task_id: str, reliab
     _blocked(reliability, "forgery")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task_id", ["ids-add", "cmd-add"])
 def test_the_real_fix_still_resolves(suite, task_id: str) -> None:
     """The control: the same grader passes an honest fix, so 'unresolved' above is earned."""
@@ -95,6 +97,7 @@ def test_the_real_fix_still_resolves(suite, task_id: str) -> None:
 # ---------------------------------------------------------------- answers
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("read", ["find / -name hidden_tests", "cat this suite's oracle",
                                   "cat the checkout's bundled oracle", "list edgeagent's package",
                                   "read the run directory", "read the host's home"])
@@ -117,6 +120,7 @@ def test_answers_are_not_readable(suite, tmp_path: Path, read: str, reliability)
     _blocked(reliability, "answers")
 
 
+@pytest.mark.slow
 def test_hidden_path_inside_a_bound_directory_is_masked(tmp_path: Path, reliability) -> None:
     """A run directory or suite where the sandbox does see (here /usr/local/share) is covered;
     its sibling, not named, stays visible: the mask is what hides it."""
@@ -151,6 +155,7 @@ def _shm_ids() -> set[str]:
         return {line.split()[1] for line in f.readlines()[1:]}
 
 
+@pytest.mark.slow
 def test_host_shared_memory_is_not_visible_and_none_outlives(tmp_path: Path, reliability):
     _need(reliability, "kernel", None if "--ipc" in isolation_report()["filesystem"]
           else "no IPC namespace: " + isolation_report()["filesystem"])
@@ -171,6 +176,7 @@ def test_host_shared_memory_is_not_visible_and_none_outlives(tmp_path: Path, rel
     _blocked(reliability, "kernel")
 
 
+@pytest.mark.slow
 def test_host_keyring_secret_is_not_readable(tmp_path: Path, reliability) -> None:
     _need(reliability, "kernel", _confined())
     add_key = {"x86_64": 248, "aarch64": 217}.get(os.uname().machine)
@@ -194,6 +200,7 @@ def test_host_keyring_secret_is_not_readable(tmp_path: Path, reliability) -> Non
     _blocked(reliability, "kernel")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", [
     "echo edgeagent-was-here > /dev/kmsg",
     "losetup -f --show /etc/hostname; ls /dev/loop* /dev/loop-control",
@@ -226,6 +233,7 @@ def _attached_loops() -> set[str]:
     return found
 
 
+@pytest.mark.slow
 def test_host_fifo_and_unix_socket_are_out_of_reach(tmp_path: Path, reliability) -> None:
     _need(reliability, "kernel", _confined())
     reached = _reach_fifo_and_socket(tmp_path, tmp_path / "host.fifo", tmp_path / "host.sock")
@@ -233,6 +241,7 @@ def test_host_fifo_and_unix_socket_are_out_of_reach(tmp_path: Path, reliability)
     _blocked(reliability, "kernel")
 
 
+@pytest.mark.slow
 def test_fifo_and_socket_inside_a_bound_directory_are_out_of_reach(
     tmp_path: Path, reliability
 ) -> None:
@@ -309,6 +318,7 @@ def _usage(root: Path) -> int:
     return sum(f.stat().st_blocks * 512 for f in root.rglob("*") if f.is_file())
 
 
+@pytest.mark.slow
 def test_many_files_in_one_command_hit_the_disk_limit(tmp_path: Path, reliability) -> None:
     _need(reliability, "resources", None)
     with Workspace.create(_repo(tmp_path)) as ws:
@@ -327,6 +337,7 @@ def test_many_files_in_one_command_hit_the_disk_limit(tmp_path: Path, reliabilit
     _blocked(reliability, "resources")
 
 
+@pytest.mark.slow
 def test_file_flood_hits_the_entry_limit(tmp_path: Path, reliability) -> None:
     _need(reliability, "resources", None)
     with Workspace.create(_repo(tmp_path)) as ws:
@@ -344,6 +355,7 @@ def test_file_flood_hits_the_entry_limit(tmp_path: Path, reliability) -> None:
     _blocked(reliability, "resources")
 
 
+@pytest.mark.slow
 def test_processes_together_hit_the_memory_limit(tmp_path: Path, reliability) -> None:
     memory = isolation_report()["memory"]
     _need(reliability, "resources", None if not memory.startswith("none") else memory)
@@ -356,6 +368,7 @@ def test_processes_together_hit_the_memory_limit(tmp_path: Path, reliability) ->
     _blocked(reliability, "resources")
 
 
+@pytest.mark.slow
 def test_write_file_onto_a_fifo_is_refused_at_once(tmp_path: Path, reliability) -> None:
     _need(reliability, "resources", None)
     with Workspace.create(_repo(tmp_path)) as ws:
@@ -368,6 +381,7 @@ def test_write_file_onto_a_fifo_is_refused_at_once(tmp_path: Path, reliability) 
     _blocked(reliability, "resources")
 
 
+@pytest.mark.slow
 def test_catastrophic_grep_regex_is_stopped(tmp_path: Path, reliability) -> None:
     _need(reliability, "resources", None)
     with Workspace.create(_repo(tmp_path)) as ws:
@@ -401,6 +415,7 @@ def test_edit_of_a_huge_file_answers_in_bounded_time(tmp_path: Path, reliability
 # ---------------------------------------------------------------- cleanup
 
 
+@pytest.mark.slow
 def test_deep_unreadable_tree_is_cleaned_up(tmp_path: Path, reliability) -> None:
     _need(reliability, "cleanup", None)
     ws = Workspace.create(_repo(tmp_path), parent=tmp_path / "wsparent")
@@ -415,6 +430,7 @@ def test_deep_unreadable_tree_is_cleaned_up(tmp_path: Path, reliability) -> None
     _blocked(reliability, "cleanup")
 
 
+@pytest.mark.slow
 def test_cleanup_detaches_a_mount_instead_of_deleting_through_it(tmp_path: Path, reliability):
     _need(reliability, "cleanup", None if os.geteuid() == 0 else "needs root to mount")
     outside = tmp_path / "outside"
@@ -433,6 +449,7 @@ def test_cleanup_detaches_a_mount_instead_of_deleting_through_it(tmp_path: Path,
     _blocked(reliability, "cleanup")
 
 
+@pytest.mark.slow
 def test_a_test_may_set_unittest_data_but_not_its_behaviour(tmp_path: Path) -> None:
     """The in-memory check looks at unittest's behaviour only: a test module that sets
     TestCase.maxDiff (data) still passes; one whose import replaces an assertion errors."""

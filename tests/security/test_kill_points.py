@@ -18,7 +18,10 @@ import pytest
 from kill_loop import KillLoop, Steps, committed_steps
 from serve_process import start_serve
 
-from edgeagent.results.store import open_run_db
+from edgeagent.rundir import open_run_db
+
+# every test here starts processes or loads a model (tests/slow_guard.py)
+pytestmark = pytest.mark.slow
 
 EDGEAGENT = Path(sys.executable).with_name("edgeagent")
 MODEL_ARGS = ("--max-new-tokens", "16", "--n-ctx", "2048", "--threads", "1")
@@ -168,7 +171,8 @@ def test_accuracy_sigkill_at_random_points_then_resume(
     missing = _bfcl_missing()
     if missing:
         pytest.skip(f"needs the [accuracy] extra (bfcl-eval): {missing}")
-    from edgeagent.accuracy import RESULTS_FILE, read_samples
+    from edgeagent.accuracy import read_samples
+    from edgeagent.rundir import ACCURACY_RESULTS_FILE
 
     out = tmp_path / "runs"
     loop = KillLoop(
@@ -184,7 +188,7 @@ def test_accuracy_sigkill_at_random_points_then_resume(
         assert status == "complete"
         assert len({t["task_id"] for t in kept}) == len(kept) == 9
         assert len(read_samples(run_dir)) == 9
-        assert json.loads((run_dir / RESULTS_FILE).read_text())
+        assert json.loads((run_dir / ACCURACY_RESULTS_FILE).read_text())
     assert loop.kills >= 5, f"only {loop.kills} kill points"
     assert loop.lost == 0
     reliability("kill_points", accuracy=loop.kills)

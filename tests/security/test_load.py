@@ -14,12 +14,16 @@ import time
 from pathlib import Path
 
 import psutil
+import pytest
 from scripted import ScriptedEngine
 
 from edgeagent.config import load_config
 from edgeagent.engine.base import Generation, Message
 from edgeagent.events import Event, StepRecord
 from edgeagent.run import execute_run
+
+# every test here starts processes or loads a model (tests/slow_guard.py)
+pytestmark = pytest.mark.slow
 
 STEPS = 200
 CYCLE = [

@@ -14,7 +14,7 @@ from kill_loop import KillLoop, committed_steps
 from scripted import ScriptedEngine
 
 from edgeagent import cli
-from edgeagent.results.store import open_run_db
+from edgeagent.rundir import open_run_db
 
 EDGEAGENT = Path(sys.executable).with_name("edgeagent")
 KILLS = 35
@@ -36,6 +36,7 @@ def _trajectory_steps(run_dir: Path, final: bool) -> list[tuple[str, int, int]]:
     return seen
 
 
+@pytest.mark.slow
 def test_sigkill_at_random_points_then_resume(
     tiny_model_path: Path, tmp_path: Path, reliability
 ) -> None:
@@ -91,6 +92,7 @@ class _ListingEngine(ScriptedEngine):
         return json.dumps({"name": name, "arguments": {}}), "stop"
 
 
+@pytest.mark.slow
 def test_ctrl_c_then_resume_keeps_one_record_per_task(
     tiny_model_path: Path, tmp_path: Path, reliability
 ) -> None:
@@ -126,6 +128,7 @@ def test_ctrl_c_then_resume_keeps_one_record_per_task(
     reliability("resume", interrupt_resumes=1, steps_lost=len(before - after))
 
 
+@pytest.mark.slow
 def test_a_run_from_before_a_task_column_resumes(tiny_model_path: Path, tmp_path: Path) -> None:
     """A run directory written before `termination_detail` existed (the column dropped
     here) resumes: its kept records are read, the column is added, and the tasks run after
@@ -160,6 +163,7 @@ def test_a_run_from_before_a_task_column_resumes(tiny_model_path: Path, tmp_path
     assert "[complete]" in report and "fix-sum-to     max_steps: the step limit" in report
 
 
+@pytest.mark.slow
 def test_a_resumed_run_counts_only_the_attempts_it_kept(
     tiny_model_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

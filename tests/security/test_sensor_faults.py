@@ -13,6 +13,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
+
 from edgeagent.meter.sampler import Sampler
 from edgeagent.meter.sources import discover_all
 
@@ -55,6 +57,7 @@ def test_a_hanging_sensor_stalls_the_meter_not_the_caller(reliability) -> None:
         source.release.set()
 
 
+@pytest.mark.slow
 def test_sensor_swapped_for_a_fifo_reads_as_a_gap(tmp_path: Path, reliability) -> None:
     root = tmp_path / "sbc"
     shutil.copytree(FIXTURES / "hwmon" / "sbc", root, symlinks=True)
@@ -79,6 +82,7 @@ def test_sensor_swapped_for_a_fifo_reads_as_a_gap(tmp_path: Path, reliability) -
     reliability("fault_kinds", sensor=3)
 
 
+@pytest.mark.slow
 def test_sampler_keeps_sampling_through_gaps(tmp_path: Path, reliability) -> None:
     root = tmp_path / "sbc"
     shutil.copytree(FIXTURES / "hwmon" / "sbc", root, symlinks=True)

@@ -25,8 +25,11 @@ from pathlib import Path
 import pytest
 
 from edgeagent import cli
-from edgeagent.results.store import open_run_db
+from edgeagent.rundir import open_run_db
 from edgeagent.suite import suites_root
+
+# every test here starts processes or loads a model (tests/slow_guard.py)
+pytestmark = pytest.mark.slow
 
 EDGEAGENT = Path(sys.executable).with_name("edgeagent")
 SIGNALS = [(signal.SIGINT, 130), (signal.SIGTERM, 143)]

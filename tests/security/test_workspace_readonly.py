@@ -24,7 +24,10 @@ import fs_fault
 import pytest
 
 from edgeagent import cli
-from edgeagent.results.store import open_run_db
+from edgeagent.rundir import open_run_db
+
+# every test here starts processes or loads a model (tests/slow_guard.py)
+pytestmark = pytest.mark.slow
 
 EDGEAGENT = Path(sys.executable).with_name("edgeagent")
 RUN_FLAGS = ["--suite", "smoke", "--max-steps", "6", "--max-new-tokens", "16", "--n-ctx",

@@ -21,7 +21,10 @@ from pathlib import Path
 import pytest
 from serve_process import start_serve
 
-from edgeagent.results.store import open_run_db
+from edgeagent.rundir import open_run_db
+
+# every test here starts processes or loads a model (tests/slow_guard.py)
+pytestmark = pytest.mark.slow
 
 openai = pytest.importorskip("openai")
 

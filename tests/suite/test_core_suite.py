@@ -88,6 +88,7 @@ def problems_of(suite: Path) -> list[str]:
 # ------------------------------------------------------------------ format
 
 
+@pytest.mark.slow
 def test_good_task_loads_and_validates(tmp_path: Path) -> None:
     make_task(tmp_path)
     (task,) = load_suite(str(tmp_path)).tasks
@@ -129,6 +130,7 @@ def test_format_errors_name_the_task_file_and_key(
     assert "\n" not in message
 
 
+@pytest.mark.slow
 def test_tier_and_lists_are_optional_outside_strict_suites(tmp_path: Path) -> None:
     bare = "\n".join(
         line for line in TASK.splitlines()
@@ -150,6 +152,7 @@ def test_kinds_and_tiers_are_the_documented_ones() -> None:
 # ------------------------------------------------------------------ broken tasks
 
 
+@pytest.mark.slow
 def test_fail_to_pass_test_passing_before_the_fix_is_named(tmp_path: Path) -> None:
     make_task(tmp_path, code=CODE.replace("return x * 2", "return x * 3"),
               oracle=ORACLE.replace('old: "return x * 2", new: "return x * 3"',
@@ -160,6 +163,7 @@ def test_fail_to_pass_test_passing_before_the_fix_is_named(tmp_path: Path) -> No
     )
 
 
+@pytest.mark.slow
 def test_pass_to_pass_test_failing_before_is_named(tmp_path: Path) -> None:
     make_task(tmp_path, code=CODE.replace("return x + x", "return x"),
               oracle=ORACLE.replace("- tool: run_tests", '- tool: edit\n  args: {path: mathy.py,'
@@ -170,18 +174,21 @@ def test_pass_to_pass_test_failing_before_is_named(tmp_path: Path) -> None:
                "before" in p for p in problems), problems
 
 
+@pytest.mark.slow
 def test_failing_oracle_step_is_named(tmp_path: Path) -> None:
     make_task(tmp_path, oracle=ORACLE.replace('old: "return x * 2"', 'old: "return x * 7"'))
     problems = problems_of(tmp_path)
     assert any(p.startswith("oracle step 2 (edit) failed: old text not found") for p in problems)
 
 
+@pytest.mark.slow
 def test_absent_test_id_is_named(tmp_path: Path) -> None:
     make_task(tmp_path, task=TASK.replace("TestMathy.test_triple]", "TestMathy.test_nope]"))
     problems = problems_of(tmp_path)
     assert any("test_nope cannot be loaded" in p for p in problems), problems
 
 
+@pytest.mark.slow
 def test_hidden_test_that_times_out_is_reported(tmp_path: Path) -> None:
     slow = HIDDEN.replace(
         "    def test_double(self):\n",
@@ -195,6 +202,7 @@ def test_hidden_test_that_times_out_is_reported(tmp_path: Path) -> None:
     assert any("hidden_test_command timed out after 2 s" in p for p in problems), problems
 
 
+@pytest.mark.slow
 def test_oracle_command_that_times_out_is_reported(tmp_path: Path) -> None:
     make_task(tmp_path, task=TASK.replace("command_timeout_s: 20", "command_timeout_s: 1"),
               oracle=ORACLE.replace("- tool: run_tests\n  args: {}",
@@ -216,6 +224,7 @@ def test_missing_repo_names_the_task(tmp_path: Path) -> None:
     assert "bad-task/repo/ is missing" in str(info.value).replace("\\", "/")
 
 
+@pytest.mark.slow
 def test_cli_validate_names_the_broken_task_and_exits_1(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -237,6 +246,7 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path / "cache" / "task-context"
 
 
+@pytest.mark.slow
 def test_tasks_list_json_shape(cache: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["tasks", "list", "smoke", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
@@ -266,6 +276,7 @@ def test_tasks_list_table_has_header_and_columns(
     assert len(lines) - 1 == len(load_suite("core").tasks) >= 15
 
 
+@pytest.mark.slow
 def test_tasks_show_searches_bundled_suites(
     cache: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -284,6 +295,7 @@ def test_tasks_show_unknown_id_exits_2(capsys: pytest.CaptureFixture[str]) -> No
     assert "no-such-task" in err and "core" in err and "smoke" in err
 
 
+@pytest.mark.slow
 def test_validate_reports_context_growth(
     cache: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -328,12 +340,14 @@ def test_core_c_tasks_are_shaped_for_the_small_model() -> None:
         assert 280 <= sum(len(p.read_text().splitlines()) for p in files) <= 360, task.id
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not os.environ.get("EDGEAGENT_VALIDATE_CORE"),
                     reason="replays every core oracle (~2 min); set EDGEAGENT_VALIDATE_CORE=1")
 def test_every_core_task_validates(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["tasks", "validate", "core", "--no-context"]) == 0
 
 
+@pytest.mark.slow
 def test_a_core_task_validates(capsys: pytest.CaptureFixture[str]) -> None:
     """A quick check that bundled core tasks stay valid (all of them: the test above)."""
     ids = ["a05-inventory-failing-test", "d06-tollgate-capped-lorries"]
@@ -346,6 +360,7 @@ def test_a_core_task_validates(capsys: pytest.CaptureFixture[str]) -> None:
 # ------------------------------------------------------------------ external suite converter
 
 
+@pytest.mark.slow
 def test_converter_writes_a_valid_suite(tmp_path: Path) -> None:
     out = tmp_path / "ext"
     env = dict(os.environ, PYTHONPATH=str(ROOT))

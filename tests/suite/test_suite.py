@@ -186,6 +186,7 @@ def test_oracle_ends_in_submit(smoke: Suite) -> None:
         assert steps[-1].tool == "submit"
 
 
+@pytest.mark.slow
 def test_grade_untouched_workspace_is_unresolved(smoke: Suite) -> None:
     task = smoke.tasks[0]
     with Workspace.create(task.repo_dir) as workspace:
@@ -195,6 +196,7 @@ def test_grade_untouched_workspace_is_unresolved(smoke: Suite) -> None:
     assert "FAILED" in result.output
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task_id", SMOKE_IDS)
 def test_smoke_tasks_validate(smoke: Suite, task_id: str) -> None:
     (task,) = select_tasks(smoke, [task_id])
@@ -205,6 +207,7 @@ def test_smoke_tasks_validate(smoke: Suite, task_id: str) -> None:
     assert result.after is not None and result.after.resolved
 
 
+@pytest.mark.slow
 def test_validate_flags_an_oracle_that_does_not_fix(tmp_path: Path) -> None:
     task_dir = copy_task(tmp_path)
     (task_dir / "oracle.yaml").write_text("- tool: run_tests\n- tool: submit\n", encoding="utf-8")
@@ -215,6 +218,7 @@ def test_validate_flags_an_oracle_that_does_not_fix(tmp_path: Path) -> None:
     assert any("fail after the oracle" in p for p in result.problems)
 
 
+@pytest.mark.slow
 def test_validate_flags_an_already_solved_task(tmp_path: Path) -> None:
     task_dir = copy_task(tmp_path)
     calc = task_dir / "repo" / "calc.py"
@@ -225,6 +229,7 @@ def test_validate_flags_an_already_solved_task(tmp_path: Path) -> None:
     assert any("before any fix" in p for p in result.problems)
 
 
+@pytest.mark.slow
 def test_a_test_that_kills_its_process_fails_it_and_those_after(tmp_path: Path) -> None:
     """The tests run in a child of the grader's runner: one that exits mid-run is an error
     for that id and for each id it left unrun, and the ids before it keep their results."""

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from paths import ROOT
 
 from edgeagent.suite import (
@@ -59,6 +60,7 @@ def test_guided_tasks_state_the_fix_and_are_kept_apart() -> None:
     assert all(t.tier == GUIDED_TIER for t in load_suite("smoke").tasks)
 
 
+@pytest.mark.slow
 def test_regenerating_the_guided_tasks_changes_nothing(tmp_path: Path) -> None:
     copy = tmp_path / "core"
     shutil.copytree(ROOT / "tasks" / "core", copy,

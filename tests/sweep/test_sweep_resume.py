@@ -14,9 +14,13 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from paths import ROOT
 
 from edgeagent import cli
+
+# every test here starts processes or loads a model (tests/slow_guard.py)
+pytestmark = pytest.mark.slow
 
 
 def _index(out: Path) -> dict | None:

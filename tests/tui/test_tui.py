@@ -31,8 +31,8 @@ from edgeagent.events import (
     TaskStarted,
     TokenDelta,
 )
-from edgeagent.results.store import open_run_db
 from edgeagent.run import RunResult, execute_run
+from edgeagent.rundir import open_run_db
 from edgeagent.tui.app import CHARTS_S, DashboardApp
 from edgeagent.tui.launch import use_tui
 from edgeagent.tui.screen import screen_text
@@ -94,6 +94,7 @@ def table_row(app, task_id: str) -> list[str]:
     return [str(c) for c in table.get_row(task_id)]
 
 
+@pytest.mark.slow
 def test_recorded_stream_mid_run(headless: Recorded) -> None:
     """Cut the stream in the second task's second step, mid-decode: the first task is
     finished, the second running with its live phase and streamed text, the third queued."""
@@ -132,6 +133,7 @@ def test_recorded_stream_mid_run(headless: Recorded) -> None:
     assert "1/3 tasks done, 0 resolved" in text
 
 
+@pytest.mark.slow
 def test_recorded_stream_whole_run(headless: Recorded, tmp_path: Path) -> None:
     """The whole stream: every task's state and numbers, the run's status, the charts'
     scales, the measured power of the fixture sensor; and an SVG screenshot."""
@@ -190,6 +192,7 @@ TASK_COLUMNS = ("task_id, outcome, termination, steps, context_tokens_final, pre
                 "decoded_tokens, reused_tokens, format_errors")
 
 
+@pytest.mark.slow
 def test_results_identical_with_and_without_the_dashboard(
     headless: Recorded, tiny_model_path: Path, tmp_path: Path
 ) -> None:
@@ -222,6 +225,7 @@ def test_results_identical_with_and_without_the_dashboard(
     assert outcome.result.status == headless.result.status == "complete"
 
 
+@pytest.mark.slow
 def test_keys_skip_pause_stop_on_a_real_run(tiny_model_path: Path, tmp_path: Path) -> None:
     # long tasks (a tiny-model step takes ~50 ms): no early stop on format errors, room for
     # 400 steps, so that only the keys end them however slowly a loaded machine draws
@@ -286,6 +290,7 @@ def test_keys_skip_pause_stop_on_a_real_run(tiny_model_path: Path, tmp_path: Pat
     assert not (run_dir / "trajectories" / "fix-sum-to.jsonl").exists()
 
 
+@pytest.mark.slow
 def test_view_opens_a_stored_run_and_navigates_to_a_step(
     headless: Recorded, tmp_path: Path
 ) -> None:
@@ -316,6 +321,7 @@ def test_view_opens_a_stored_run_and_navigates_to_a_step(
     assert (tmp_path / "view.svg").read_text().startswith("<svg")
 
 
+@pytest.mark.slow
 def test_view_picks_a_run_and_compares_two(headless: Recorded, tmp_path: Path) -> None:
     root = headless.result.run_dir.parent
     records = [e for e in headless.events if isinstance(e, TaskRecord)]
@@ -360,6 +366,7 @@ def test_dashboard_opens_only_on_a_terminal() -> None:
     assert not use_tui(headless=False, json=False, stream=io.StringIO())
 
 
+@pytest.mark.slow
 def test_live_markers_are_not_stored(headless: Recorded) -> None:
     kinds = {type(e) for e in headless.events}
     assert {PhaseStarted, TokenDelta, TaskStarted, RunFinished} <= kinds

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from paths import ROOT
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")]
 
 
 def _run_in_tmux(tmp_path: Path, args: list[str], stop_early: bool) -> tuple[int, str]:

@@ -22,7 +22,7 @@ from paths import FIXTURES, ROOT
 
 from edgeagent import cli
 from edgeagent.events import Event, SampleBatch, StepRecord, TaskRecord, TaskStarted
-from edgeagent.results.store import open_run_db
+from edgeagent.rundir import open_run_db
 from edgeagent.tui.app import CHARTS_S, DashboardApp
 from edgeagent.tui.screen import screen_text
 from edgeagent.tui.stored import run_events
@@ -99,6 +99,7 @@ def assert_nothing_cut(app, text: str, where: str) -> None:
             assert "… ─╮" not in line and "…─╮" not in line, (where, line)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x36"])
 def test_no_title_or_legend_cut_on_any_screen(runs: tuple[Path, Path], size) -> None:
     a, b = runs
@@ -122,6 +123,7 @@ def test_no_title_or_legend_cut_on_any_screen(runs: tuple[Path, Path], size) -> 
     asyncio.run(go())
 
 
+@pytest.mark.slow
 def test_footer_offers_only_exit_once_the_run_is_over(runs: tuple[Path, Path]) -> None:
     async def go() -> tuple[str, str, bool]:
         events = run_events(runs[0])
@@ -147,6 +149,7 @@ def test_footer_offers_only_exit_once_the_run_is_over(runs: tuple[Path, Path]) -
     assert not still_running  # q leaves, as offered
 
 
+@pytest.mark.slow
 def test_highlighted_task_is_the_one_the_step_panel_shows(runs: tuple[Path, Path]) -> None:
     events = run_events(runs[0])
     second = [i for i, e in enumerate(events) if isinstance(e, TaskStarted)][1]
@@ -169,6 +172,7 @@ def test_highlighted_task_is_the_one_the_step_panel_shows(runs: tuple[Path, Path
     assert highlighted == task
 
 
+@pytest.mark.slow
 def test_run_browser_shows_wall_time_and_energy_at_80_columns(runs: tuple[Path, Path]) -> None:
     a, _ = runs
     db = open_run_db(a)
@@ -191,6 +195,7 @@ def test_run_browser_shows_wall_time_and_energy_at_80_columns(runs: tuple[Path, 
     assert f" {fmt_s(wall_ms)} " in row and f" {fmt_j(energy_j)} " in row
 
 
+@pytest.mark.slow
 def test_step_detail_numbers_above_the_fold_at_80x24(runs: tuple[Path, Path]) -> None:
     a, _ = runs
     steps = [e for e in run_events(a) if isinstance(e, StepRecord) and e.task_id == "fix-add"]
@@ -225,6 +230,7 @@ def compare_text(a: Path, b: Path, size=(80, 24)) -> tuple[str, list[str]]:
     return asyncio.run(go())
 
 
+@pytest.mark.slow
 def test_compare_is_readable_at_80x24(runs: tuple[Path, Path]) -> None:
     a, b = runs
     text, titles = compare_text(a, b)
@@ -250,6 +256,7 @@ def test_compare_is_readable_at_80x24(runs: tuple[Path, Path]) -> None:
     assert "task sets differ" in text and "only in A: fix-shout, fix-sum-to" in text
 
 
+@pytest.mark.slow
 def test_same_task_sets_give_no_warning(runs: tuple[Path, Path]) -> None:
     a, _ = runs
     text, _ = compare_text(a, a)
@@ -269,6 +276,7 @@ def rail_readings(run_dir: Path) -> dict[str, set[float]]:
     return out
 
 
+@pytest.mark.slow
 def test_per_rail_power_where_the_device_has_rails(runs: tuple[Path, Path]) -> None:
     a, _ = runs
     readings = rail_readings(a)
@@ -349,6 +357,7 @@ def svg_text(svg: str) -> str:
     return "\n".join(lines)
 
 
+@pytest.mark.slow
 def test_task_records_and_steps_are_read_back(runs: tuple[Path, Path]) -> None:
     """The fixture runs are what the tests above read: three tasks in A, one in B."""
     a, b = runs
@@ -357,6 +366,7 @@ def test_task_records_and_steps_are_read_back(runs: tuple[Path, Path]) -> None:
     assert [e.task_id for e in run_events(b) if isinstance(e, TaskRecord)] == ["fix-add"]
 
 
+@pytest.mark.slow
 def test_stored_run_task_table_shows_wall_time_and_energy_at_120x36(
         runs: tuple[Path, Path]) -> None:
     """Beside the step detail the task table shows the state by its mark, so that wall time

@@ -17,10 +17,14 @@ from typing import Any
 
 from . import apple, battery, estimate, hwmon, jetson, nvml, rapl, rpi
 from .base import Discovery, MeteredSource, SourceInfo, Unavailable
+from .battery import MIN_INTERVAL_S as BATTERY_MIN_INTERVAL_S
+from .jetson import GPU_OF_NAMES, board_info
+from .reading import KEPT, read_str
 
 __all__ = [
-    "Discovery", "MeteredSource", "SourceInfo", "Unavailable", "Total", "discover_all",
-    "choose_total", "describe",
+    "BATTERY_MIN_INTERVAL_S", "Discovery", "GPU_OF_NAMES", "KEPT", "MeteredSource",
+    "SourceInfo", "Unavailable", "Total", "board_info", "discover_all", "choose_total",
+    "describe", "read_str",
 ]
 
 _FAMILIES: tuple[tuple[str, Callable[..., Discovery]], ...] = (

@@ -127,6 +127,7 @@ def test_missing_vcgencmd_is_not_present(tmp_path: Path) -> None:
     assert found.unavailable == (Unavailable("rpi", "rpi:pmic", "not present"),)
 
 
+@pytest.mark.slow
 def test_default_runner_without_vcgencmd_on_path(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -30,6 +30,7 @@ from ..events import (
     TaskRecord,
     TaskStarted,
 )
+from .files import CONFIG_FILE, DB_FILE, PROVENANCE_FILE, TRAJECTORIES_DIR, trajectory_path
 
 SCHEMA_VERSION = 1
 
@@ -145,16 +146,16 @@ class RunStore:
     """Writes one run directory; use as the store's event sink."""
 
     def __init__(self, run_dir: Path, config: dict[str, Any], resume: Any = None) -> None:
-        """`resume`: a results.resume.ResumePlan to continue run_dir instead of starting it."""
+        """`resume`: a rundir.resume.ResumePlan to continue run_dir instead of starting it."""
         self.run_dir = run_dir
         self._resume = resume
         try:
-            (run_dir / "trajectories").mkdir(parents=True, exist_ok=True)
+            (run_dir / TRAJECTORIES_DIR).mkdir(parents=True, exist_ok=True)
             if resume is None:
-                (run_dir / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+                (run_dir / CONFIG_FILE).write_text(yaml.safe_dump(config, sort_keys=False))
             else:
-                _drop_partial_lines(run_dir / "trajectories")
-            self.db = sqlite3.connect(run_dir / "run.db", isolation_level=None)
+                _drop_partial_lines(run_dir / TRAJECTORIES_DIR)
+            self.db = sqlite3.connect(run_dir / DB_FILE, isolation_level=None)
             self._open_schema()
         except (OSError, sqlite3.Error) as exc:
             # a full disk on resume is one line too, not sqlite's traceback
@@ -183,7 +184,7 @@ class RunStore:
 
     # -- trajectory ---------------------------------------------------------------------
     def _append(self, task_id: str, record: dict[str, Any]) -> None:
-        path = self.run_dir / "trajectories" / f"{task_id}.jsonl"
+        path = trajectory_path(self.run_dir, task_id)
         try:
             with path.open("a", encoding="utf-8") as f:
                 f.write(json.dumps(record, default=str) + "\n")
@@ -203,7 +204,7 @@ class RunStore:
             if isinstance(event, RunFinished) and self._write_error is not None:
                 return  # the first failure is the one reported
             self._write_error = exc
-            where = (self.run_dir / "run.db" if isinstance(exc, sqlite3.Error)
+            where = (self.run_dir / DB_FILE if isinstance(exc, sqlite3.Error)
                      else getattr(exc, "filename", None) or self.run_dir)
             raise StoreError(
                 f"cannot write to {where}: {_why(exc)}; the steps recorded before this are "
@@ -238,7 +239,7 @@ class RunStore:
                 (event.run_id, event.suite, time.time(), json.dumps(list(event.task_ids)),
                  json.dumps(event.provenance, default=str)),
             )
-        (self.run_dir / "provenance.json").write_text(
+        (self.run_dir / PROVENANCE_FILE).write_text(
             json.dumps(event.provenance, indent=2, default=str)
         )
 
@@ -343,7 +344,7 @@ def _drop_partial_lines(trajectories: Path) -> None:
 
 def kept_attempts(db: sqlite3.Connection) -> str:
     """SQL condition on (task_id, attempt) leaving out the attempts a resumed run superseded
-    (results/resume.py): every count of tasks and steps reads through it."""
+    (rundir/resume.py): every count of tasks and steps reads through it."""
     has = db.execute(
         "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'superseded'"
     ).fetchone()
@@ -354,7 +355,7 @@ def kept_attempts(db: sqlite3.Connection) -> str:
 
 def open_run_db(run_dir: Path) -> sqlite3.Connection:
     """Open a finished or crashed run; clear error when it is not a run directory."""
-    db_path = Path(run_dir) / "run.db"
+    db_path = Path(run_dir) / DB_FILE
     if not db_path.is_file():
         raise StoreError(f"no run.db in {run_dir} (give a run directory made by `edgeagent run`)")
     try:

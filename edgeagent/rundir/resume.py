@@ -22,6 +22,7 @@ import yaml
 from ..config import RunConfig, load_config
 from ..errors import StoreError
 from ..events import TaskRecord
+from .files import CONFIG_FILE
 from .store import open_run_db
 
 _TASK_FIELDS = {f.name for f in dataclasses.fields(TaskRecord)}
@@ -40,7 +41,7 @@ def resume_config(run_dir: Path, overrides: dict, *, replay: bool = False) -> Ru
     """The interrupted run's own config; only settings that do not change results may differ.
     `replay`: the run directory is a replay's (its config.yaml has a `replay:` section, read
     by the caller); without it such a directory is refused with the command that resumes it."""
-    path = Path(run_dir) / "config.yaml"
+    path = Path(run_dir) / CONFIG_FILE
     if not path.is_file():
         raise StoreError(
             f"no config.yaml in {run_dir} (give a run directory made by `edgeagent run`)"

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..agent.stuck import DEFAULT_STUCK_AFTER, first_stuck_step
+from ..agent import DEFAULT_STUCK_AFTER, first_stuck_step
 from .metrics import Metric, RunData
 
 
