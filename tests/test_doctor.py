@@ -36,6 +36,7 @@ def _find(report: dict, area: str, name: str) -> dict:
     return matches[0]
 
 
+@pytest.mark.slow  # the doctor asks llama-server its version, where one is built
 def test_jetson_tree_shows_board_release_and_module_total(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
