@@ -6,7 +6,7 @@ the meter, the step collector, provenance and the end of a run), the one task-re
 from ..exports import lazy_exports
 
 __all__, __getattr__ = lazy_exports(__name__, {
-    "driver": ("Loaded", "Workload", "drive", "model_label"),
+    "driver": ("Loaded", "Workload", "drive", "finished_units", "model_label"),
     "runner": ("LiveWorkload", "RunResult", "execute_run", "preflight", "run_task"),
     "replay": ("ReplayResult", "ReplaySource", "ReplayWorkload", "SandboxExecutor",
                "choose_context", "default_dataset", "execute_replay", "resume_replay",

@@ -107,10 +107,9 @@ def _schedule(units: Sequence[str], kept: dict[str, TaskRecord], plan: ResumePla
                      else 0)
 
 
-@contextlib.contextmanager
-def keep_finished(plan: ResumePlan | None) -> Iterator[dict[str, TaskRecord]]:
-    """The default `running`: a resumed run keeps every unit it finished."""
-    yield dict(plan.done) if plan is not None else {}
+def finished_units(plan: ResumePlan | None) -> dict[str, TaskRecord]:
+    """What a workload's `running` yields by default: every unit a resumed run finished."""
+    return dict(plan.done) if plan is not None else {}
 
 
 def model_label(model: Any) -> str:

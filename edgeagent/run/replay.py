@@ -48,7 +48,7 @@ from ..rundir import (
 )
 from ..sandbox import Toolbox, Workspace
 from ..suite import load_suite, suites_root, task_limits
-from .driver import Loaded, drive, model_label
+from .driver import Loaded, drive, finished_units, model_label
 from .session import (
     RunSession,
     check_out_writable,
@@ -269,7 +269,7 @@ class ReplayWorkload:
     def running(self, session: RunSession, plan: ResumePlan | None
                 ) -> Iterator[dict[str, TaskRecord]]:
         (session.run_dir / TURNS_FILE).touch()
-        yield dict(plan.done) if plan is not None else {}
+        yield finished_units(plan)
 
     def run_unit(self, session: RunSession, unit: str, attempt: int) -> TaskRecord:
         """One conversation, its task record (with its metered energy) as stored."""

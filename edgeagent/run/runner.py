@@ -33,7 +33,7 @@ from ..meter import reset_peak_rss
 from ..rundir import ResumePlan, plan_resume
 from ..sandbox import ProcessLimits, Toolbox, Workspace, run_command
 from ..suite import Grade, Task, grade, load_suite, select_tasks, task_limits
-from .driver import Loaded, drive, model_label
+from .driver import Loaded, drive, finished_units, model_label
 from .session import (
     RunSession,
     StepCollector,
@@ -235,7 +235,7 @@ class LiveWorkload:
         with open_agents(self.config.agent, session.engine, session.sink, session.run_dir,
                          self.model_name) as agents:
             self.agents = agents
-            yield dict(plan.done) if plan is not None else {}
+            yield finished_units(plan)
 
     def run_unit(self, session: RunSession, unit: str, attempt: int) -> TaskRecord:
         task = next(t for t in self.tasks if t.id == unit)

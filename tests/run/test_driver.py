@@ -17,7 +17,7 @@ from scripted import ScriptedEngine
 
 from edgeagent.config import load_config
 from edgeagent.events import TaskRecord, TaskStarted, step_record
-from edgeagent.run import Loaded, RunSession, drive, model_label, task_record
+from edgeagent.run import Loaded, RunSession, drive, finished_units, model_label, task_record
 from edgeagent.rundir import ResumePlan, plan_resume, read_run
 
 
@@ -57,7 +57,7 @@ class QuestionWorkload:
     @contextlib.contextmanager
     def running(self, session: RunSession, plan: ResumePlan | None
                 ) -> Iterator[dict[str, TaskRecord]]:
-        yield dict(plan.done) if plan is not None else {}
+        yield finished_units(plan)
 
     def run_unit(self, session: RunSession, unit: str, attempt: int) -> TaskRecord:
         from edgeagent.engine import Message
