@@ -13,109 +13,56 @@ from typing import Any
 
 import yaml
 
-from .agent import AgentLimits
+from .agent import DEFAULT_MAX_STEPS, LimitsConfig
 from .engine import (
     FLASH_ATTN_MODES,
     GGML_TYPES,
+    EndpointConfig,
     EngineSettings,
-    SpecSettings,
+    LlamaConfig,
+    SamplingConfig,
+    SpecConfig,
     flash_attn_mode,
-    parse_spec,
 )
 from .errors import ConfigError
+from .meter import MeterConfig
 from .models import DEFAULT_MODEL
+from .retrieval import RetrievalConfig
 from .safe_yaml import NoAliasLoader
+from .sandbox import SandboxConfig
+from .settings import setting, settings_of, values_of
 
-# Each default is declared once, by the package that owns the setting: the engine's
-# (EngineSettings, SpecSettings) and the agent loop's (AgentLimits) are read from there.
-_ENGINE = EngineSettings()
-_SPEC = SpecSettings()
-_LIMITS = AgentLimits()
+# which agent works the tasks (edgeagent/harness/): edgeagent (our loop), single-shot (the
+# issue and the one file it names, one answer), mini-swe-agent (the real one, its commands in
+# our sandbox), cmd (agent_cmd: any program, confined whole, our endpoint its network)
+AGENTS = ("edgeagent", "single-shot", "mini-swe-agent", "cmd")
+# the sections a run's config is made of, each owned by its package; a key is a field of one
+SECTIONS = (LimitsConfig, SandboxConfig, LlamaConfig, SamplingConfig, SpecConfig,
+            EndpointConfig, MeterConfig, RetrievalConfig)
 
 
 @dataclass(frozen=True)
-class RunConfig:
-    model: str = DEFAULT_MODEL
-    suite: str = "smoke"
-    tasks: tuple[str, ...] | None = None  # None: every task of the suite
-    out: str = "runs"
-    # agent limits; None takes the task's own limit, then the built-in default
-    max_steps: int | None = None
-    wall_s: float | None = None
-    command_timeout_s: float | None = None
-    max_context_tokens: int | None = None
-    max_format_errors: int = _LIMITS.max_format_errors
-    max_new_tokens: int = _LIMITS.max_new_tokens
-    observation_tokens: int = _LIMITS.observation_tokens
-    grammar: bool = _LIMITS.use_grammar
-    # how tool calls are written: native (the chat template's own syntax and `tools`), text
-    # (our JSON protocol in the system prompt), auto (text for a live run, the measured
-    # better one; native for a replay where the template has it: agent/native.py)
-    tool_format: str = "auto"
-    # the stuck rule (agent/stuck.py): a task ends as `stuck` when this many steps in a row
-    # (the first one included) brought nothing new, every later one repeating a call already
-    # made with the same outcome; 0 disables it
-    stuck_after: int = _LIMITS.stuck_after
-    # our loop's step 0: when the issue names one source file, the model rewrites that whole
-    # file first, kept only if the visible tests pass (agent/draft.py); false: the loop alone
-    draft_first: bool = _LIMITS.draft_first
-    # after a draft that fails the visible tests, up to this many repair drafts shown the
-    # tests' output (agent/repair.py); 0: none (the measured default until repairs are
-    # measured on core; docs/agents.md)
-    repair: int = _LIMITS.repair
-    # which agent works the tasks (edgeagent/harness/): edgeagent (our loop), single-shot (the
-    # issue and the one file it names, one answer), mini-swe-agent (the real one, its commands
-    # in our sandbox), cmd (agent_cmd: any program, confined whole, our endpoint its network)
-    agent: str = "edgeagent"
-    agent_cmd: str | None = None
-    # engine (llama.cpp's context and model settings; docs/sweep.md says what each does)
-    n_ctx: int = _ENGINE.n_ctx
-    threads: int | None = _ENGINE.threads  # 0 or None: one per CPU
-    # prompt (batch) threads; None: the same as threads
-    threads_batch: int | None = _ENGINE.threads_batch
-    n_batch: int = _ENGINE.n_batch  # logical batch: prompt tokens submitted per llama_decode
-    # physical batch: tokens computed at once, at most n_batch; None: 512 or n_batch if less
-    n_ubatch: int | None = None
-    # auto | on | off (true/false as on/off); auto: off where the model runs on the CPU with
-    # an f16 V cache (llama.cpp's CPU kernel measured slower), else llama.cpp's own choice
-    # (on where the backend has it, as its C API and llama-server default to)
-    flash_attn: str = _ENGINE.flash_attn
-    type_k: str = _ENGINE.type_k  # KV cache types: f16, q8_0, q4_0 (a quantized V needs flash_attn)
-    type_v: str = _ENGINE.type_v
-    gpu_layers: int = _ENGINE.gpu_layers
-    mlock: bool = _ENGINE.mlock  # lock the model's pages in RAM
-    mmap: bool = _ENGINE.mmap  # map the GGUF instead of reading it into memory
-    # sampling (llama.cpp's sampler chain); temperature 0 is greedy. Replay is always greedy.
-    seed: int = _ENGINE.seed
-    temperature: float = _ENGINE.temperature
-    top_p: float = _ENGINE.top_p  # nucleus: used only when temperature > 0
-    # 1.0: off; applies to the last 64 tokens, greedy too
-    repeat_penalty: float = _ENGINE.repeat_penalty
-    # meter
-    sample_interval_s: float = 0.05  # 20 Hz; clamped to >= 1 s when the total is a battery
-    power_root: str = "/"  # where sysfs is read: a copied or fixture tree for tests
-    power_estimate_tdp: float | None = None  # watts: allows a labelled CPU x TDP estimate
-    baseline_s: float = 0.0  # idle power measured this long before the first task (0: none)
-    # a run whose model phases lost more of the CPUs to other processes or steal than the
-    # check's threshold is INVALID for its timings and energy; true: accept it knowingly
-    # (the check then notes it; docs/interference.md)
-    allow_interference: bool = False
-    # retrieval: offer the search_code tool (needs the [retrieval] extra)
-    retrieval: bool = False
-    retrieval_model: str = "all-minilm-l6-v2-int8"
-    retrieval_threads: int | None = None  # onnxruntime intra-op threads; None: `threads`
-    # speculative decoding (greedy only): off | prompt-lookup | draft:MODEL
-    spec: str = _SPEC.mode
-    spec_ngram: int = _SPEC.ngram
-    spec_max_draft: int = _SPEC.max_draft
-    # OpenAI-compatible endpoint instead of the in-process engine (edgeagent.engine.http)
-    endpoint: str | None = None  # e.g. http://127.0.0.1:8080/v1
-    api_key_env: str | None = None  # name of the environment variable holding the key
-    served_model: str | None = None  # the `model` sent; default: the first one listed
-    endpoint_constraint: str = "auto"  # auto | gbnf | json_schema | json_object | none
-    turn_timeout_s: float = 600.0  # per request, retries included
-    endpoint_retries: int = 3
-    tokenizer: str | None = None  # GGUF path or known model whose vocabulary counts tokens
+class RunConfig(RetrievalConfig, MeterConfig, EndpointConfig, SpecConfig, SamplingConfig,
+                LlamaConfig, SandboxConfig, LimitsConfig):
+    """A run's settings: what it runs (declared here) and every package's section (inherited,
+    so each key, its default, its help and its flag are declared once, by its owner). YAML
+    keys are the fields' names; a command's flags are made from the same fields
+    (settings.add_flags)."""
+
+    model: str = setting(DEFAULT_MODEL, "known model name or path to a .gguf file")
+    suite: str = setting("smoke", "bundled suite name (smoke) or a suite directory")
+    # None: every task of the suite (the command line's --task, repeated, is spelled by hand)
+    tasks: tuple[str, ...] | None = setting(None, "the task ids to run", cli=False,
+                                            default_text="every task of the suite")
+    out: str = setting("runs", "directory that receives the run directory")
+    agent: str = setting(
+        "edgeagent", "who works the tasks: edgeagent (our loop), single-shot (the issue and the "
+        "one file it names, one answer), mini-swe-agent (needs the [mini-swe-agent] extra); "
+        "docs/agents.md", metavar="NAME")
+    agent_cmd: str | None = setting(
+        None, "any agent program, run whole in the sandbox with our endpoint as its only "
+        "network; placeholders {issue} {issue_file} {base_url} {model} {api_key} {max_steps} "
+        "{workdir} (docs/agents.md)", metavar="TEMPLATE", default_text="none")
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -123,37 +70,16 @@ class RunConfig:
         return d
 
     def engine_settings(self) -> EngineSettings:
-        """What the in-process engine is built with: this config's context, llama.cpp,
-        sampling and speculative settings."""
-        return EngineSettings(
-            n_ctx=self.n_ctx,
-            threads=self.threads,
-            threads_batch=self.threads_batch,
-            gpu_layers=self.gpu_layers,
-            n_batch=self.n_batch,
-            n_ubatch=self.n_ubatch or min(self.n_batch, 512),  # llama.cpp's default
-            flash_attn=self.flash_attn,
-            type_k=self.type_k,
-            type_v=self.type_v,
-            mlock=self.mlock,
-            mmap=self.mmap,
-            seed=self.seed,
-            temperature=self.temperature,
-            top_p=self.top_p,
-            repeat_penalty=self.repeat_penalty,
-            spec=parse_spec(self.spec, ngram=self.spec_ngram, max_draft=self.spec_max_draft),
-        )
+        """What the in-process engine is built with: this config's llama.cpp, sampling and
+        speculative sections."""
+        return EngineSettings(**values_of(LlamaConfig, self), **values_of(SamplingConfig, self),
+                              spec=self.spec_settings())
 
 
 _FIELDS = {f.name: f for f in dataclasses.fields(RunConfig)}
-_DEFAULT_STEPS = _LIMITS.max_steps
-_MINIMUMS: dict[str, float] = {
-    "max_steps": 1, "n_ctx": 512, "max_new_tokens": 1, "observation_tokens": 64,
-    "sample_interval_s": 0.005, "power_estimate_tdp": 0.1, "spec_ngram": 1, "spec_max_draft": 1,
-    "turn_timeout_s": 0.1, "n_batch": 1, "n_ubatch": 1,
-}
+_SETTINGS = {key: s for key, (_, s) in settings_of(RunConfig).items()}
+_MINIMUMS = {key: s.minimum for key, s in _SETTINGS.items() if s.minimum is not None}
 KV_CACHE_TYPES = tuple(GGML_TYPES)  # f16, q8_0, q4_0
-DEFAULT_WALL_S = _LIMITS.wall_s
 
 
 def _expected(name: str) -> str:
@@ -210,6 +136,10 @@ def _coerce(name: str, value: Any, where: str) -> Any:
         return float(value)
     if not isinstance(value, str) or not value:
         raise bad
+    choices = _SETTINGS[name].choices
+    if choices and value not in choices:
+        raise ConfigError(f"{where}: key '{name}' must be one of {', '.join(choices)}, "
+                          f"got {value!r}")
     return value
 
 
@@ -257,24 +187,10 @@ def load_config(path: Path | None = None, overrides: dict[str, Any] | None = Non
         values["agent"] = "cmd"  # --agent-cmd alone names the agent
     config = RunConfig(**values)
     _check_agent(config, origin)
-    _check_tool_format(config, origin.get("tool_format", "tool_format"))
     _check_consistent(config, path)
     _check_engine(config, origin)
     _check_spec(config, origin.get("spec", "spec"))
     return config
-
-
-TOOL_FORMATS = ("auto", "native", "text")
-AGENTS = ("edgeagent", "single-shot", "mini-swe-agent", "cmd")
-
-
-def _check_tool_format(config: RunConfig, where: str) -> None:
-    if config.tool_format not in TOOL_FORMATS:
-        raise ConfigError(
-            f"{where}: key 'tool_format' must be one of {', '.join(TOOL_FORMATS)}, "
-            f"got {config.tool_format!r}"
-        )
-
 
 
 def _check_agent(config: RunConfig, origin: dict[str, str]) -> None:
@@ -293,8 +209,7 @@ def _check_agent(config: RunConfig, origin: dict[str, str]) -> None:
 
 
 def _check_spec(config: RunConfig, where: str) -> None:
-    parse_spec(config.spec, ngram=config.spec_ngram, max_draft=config.spec_max_draft,
-               where=where)
+    config.spec_settings(where)
     if config.spec != "off" and config.endpoint:
         raise ConfigError(
             f"{where}: speculative decoding runs in the in-process engine, but the endpoint "
@@ -336,12 +251,6 @@ def _check_consistent(config: RunConfig, path: Path | None) -> None:
 def _check_engine(config: RunConfig, origin: dict[str, str]) -> None:
     """llama.cpp settings that it would refuse (or silently change) when the model loads."""
     where = lambda key: origin.get(key, "config")  # noqa: E731
-    for key in ("type_k", "type_v"):
-        if getattr(config, key) not in KV_CACHE_TYPES:
-            raise ConfigError(
-                f"{where(key)}: key '{key}' must be one of {', '.join(KV_CACHE_TYPES)}, "
-                f"got {getattr(config, key)!r}"
-            )
     if config.type_v != "f16" and config.flash_attn == "off":
         raise ConfigError(
             f"{where('type_v')}: a quantized V cache (type_v {config.type_v}) needs flash "
@@ -357,4 +266,4 @@ def _check_engine(config: RunConfig, origin: dict[str, str]) -> None:
 
 
 def effective_max_steps(config: RunConfig, task_limit: int | None) -> int:
-    return config.max_steps or task_limit or _DEFAULT_STEPS
+    return config.max_steps or task_limit or DEFAULT_MAX_STEPS

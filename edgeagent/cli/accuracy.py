@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..accuracy import MAX_NEW_TOKENS, SEED  # MLPerf's edge settings, the defaults here
+from ..agent import LimitsConfig
 from ..errors import UserError
 from .common import (
     ENDPOINT_KEYS,
@@ -19,6 +20,7 @@ from .common import (
     StopFlag,
     add_endpoint_flags,
     add_engine_flags,
+    add_flags,
     add_meter_flags,
     overrides,
 )
@@ -28,6 +30,8 @@ NOT_HERE = {"tool_format": "--tool-format", "grammar": "--no-grammar"}
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
+    from ..config import RunConfig
+
     p = sub.add_parser(
         "accuracy",
         help="MLPerf Edge Agentic's accuracy phase: BFCL v4 single-turn, scored as MLPerf does",
@@ -45,17 +49,16 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--reference", type=float, metavar="X",
                    help="a reference overall_accuracy in percent (MLPerf's Qwen3.6-27B on "
                    "Thor: 86.23): show MLPerf's gate, overall >= 0.97 x X (exit 1 on FAIL)")
-    p.add_argument("--out", help="directory that receives the run directory (default runs/)")
-    p.add_argument("--max-new-tokens", type=int,
-                   help=f"generation budget per sample (default {MAX_NEW_TOKENS}, "
-                   "MLPerf's)")
+    add_flags(p, RunConfig, ("out",))
+    add_flags(p, LimitsConfig, ("max_new_tokens",),
+              defaults={"max_new_tokens": f"{MAX_NEW_TOKENS}, MLPerf's"})
     p.add_argument("--resume", type=Path, metavar="RUN_DIR",
                    help="continue an interrupted accuracy run: finished samples are kept")
     p.add_argument("--rescore", type=Path, metavar="RUN_DIR",
                    help="score a run's recorded outputs again (no model) and rewrite its "
                    "accuracy_results.json")
-    add_engine_flags(p, n_ctx_auto=True, n_ctx_default=" (default auto: the longest "
-                     "sampled prompt + --max-new-tokens, capped by the training context)")
+    add_engine_flags(p, n_ctx_auto=True, n_ctx_default="auto: the longest sampled prompt + "
+                     "--max-new-tokens, capped by the training context")
     for action in p._actions:  # shared engine flags that do not apply here: refused, unlisted
         if action.dest in NOT_HERE:
             action.help = argparse.SUPPRESS

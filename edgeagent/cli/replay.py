@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..agent import LimitsConfig
 from ..errors import UserError
 from ..replay import MLPERF
 from .common import (
@@ -19,6 +20,7 @@ from .common import (
     StopFlag,
     add_endpoint_flags,
     add_engine_flags,
+    add_flags,
     add_meter_flags,
     overrides,
 )
@@ -36,6 +38,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 
 def _add_replay(sub: argparse._SubParsersAction) -> None:
+    from ..config import RunConfig
+
     p = sub.add_parser(
         "replay",
         help="teacher-forced replay of recorded trajectories (MLPerf Edge Agentic format)",
@@ -54,14 +58,14 @@ def _add_replay(sub: argparse._SubParsersAction) -> None:
                    help="the first N conversations, or comma-separated conversation ids")
     p.add_argument("--inject-tool-delay", action="store_true",
                    help="sleep each tool row's recorded delay_seconds (recorded as tool wait)")
-    p.add_argument("--max-new-tokens", type=int,
-                   help=f"generation budget per turn (default {MLPERF.max_new_tokens}, MLPerf's)")
+    add_flags(p, LimitsConfig, ("max_new_tokens",),
+              defaults={"max_new_tokens": f"{MLPERF.max_new_tokens}, MLPerf's"})
     p.add_argument("--mlperf", action="store_true",
                    help="MLPerf Edge Agentic's run settings: temperature 0, seed 42, "
                    "max_new_tokens 1024, turn timeout 600 s, single stream, a context that "
                    "holds the longest turn (checked before the model loads); a flag with "
                    "another value is an error; recorded as replay.preset")
-    p.add_argument("--out", help="directory that receives the run directory (default runs/)")
+    add_flags(p, RunConfig, ("out",))
     p.add_argument("--resume", type=Path, metavar="RUN_DIR",
                    help="continue an interrupted replay with its own dataset and settings: "
                    "finished conversations are kept, an unfinished one runs again from its "
@@ -71,8 +75,8 @@ def _add_replay(sub: argparse._SubParsersAction) -> None:
                    "tokenizer and print them with their distribution; no generation")
     p.add_argument("-o", "--output", type=Path, metavar="FILE",
                    help="with --isl: also write the turns and the distribution here as JSON")
-    add_engine_flags(p, n_ctx_auto=True, n_ctx_default=" (default auto: the dataset's largest "
-                     "ISL + --max-new-tokens, capped by the model's training context)")
+    add_engine_flags(p, n_ctx_auto=True, n_ctx_default="auto: the dataset's largest ISL + "
+                     "--max-new-tokens, capped by the model's training context")
     add_meter_flags(p)
     p.add_argument("--json", action="store_true", help="print JSON events instead of lines")
     add_repeats_flag(p)

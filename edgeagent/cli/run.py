@@ -18,6 +18,7 @@ from .common import (
     StopFlag,
     add_endpoint_flags,
     add_engine_flags,
+    add_flags,
     add_meter_flags,
     add_sampling_flags,
     add_spec_flags,
@@ -30,11 +31,13 @@ if TYPE_CHECKING:
     from ..results import RepeatRun
 
 RUN_KEYS = ("suite", "tasks", "out", "max_steps", "max_context_tokens", "max_new_tokens",
-            "wall_s", "baseline_s", "retrieval", "stuck_after", "draft_first", "repair", "agent",
-            "agent_cmd")
+            "wall_s", "command_timeout_s", "baseline_s", "retrieval", "stuck_after",
+            "draft_first", "repair", "agent", "agent_cmd")
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
+    from ..config import RunConfig
+
     p = sub.add_parser(
         "run",
         help="run the agent live over a task suite and record every step",
@@ -42,40 +45,16 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         "arguments: the smoke suite and the default model (pulled on first use).",
     )
     p.add_argument("--config", type=Path, help="YAML file of run settings (CLI flags win)")
-    p.add_argument("--suite", help="bundled suite name (smoke) or a suite directory")
+    add_flags(p, RunConfig, ("suite",))
     p.add_argument("--task", dest="tasks", action="append", metavar="ID",
                    help="run only this task (repeatable)")
-    p.add_argument("--out", help="directory that receives the run directory (default runs/)")
-    p.add_argument("--max-steps", type=int, help="step limit per task (default: the task's)")
-    p.add_argument("--max-context-tokens", type=int, help="context limit per task")
-    p.add_argument("--max-new-tokens", type=int, help="generation budget per step")
-    p.add_argument("--wall-s", type=float, help="wall-time limit per task, seconds")
-    p.add_argument("--stuck-after", type=int, metavar="N",
-                   help="end a task as `stuck` when N-1 steps in a row repeat calls already "
-                   "made, with the same outcomes (default 4; 0 disables)")
-    p.add_argument("--no-draft-first", dest="draft_first", action="store_false", default=None,
-                   help="our loop without its first step, the whole-file draft of the one "
-                   "file the issue names (kept only if the visible tests pass)")
-    p.add_argument("--repair", type=int, metavar="N",
-                   help="after a draft that fails the visible tests, up to N repair drafts "
-                   "shown the tests' output, each written and tested like the draft "
-                   "(default 0: none)")
-    p.add_argument("--agent", metavar="NAME",
-                   help="who works the tasks: edgeagent (our loop, default), single-shot (the "
-                   "issue and the one file it names, one answer), mini-swe-agent (needs the "
-                   "[mini-swe-agent] extra); docs/agents.md")
-    p.add_argument("--agent-cmd", metavar="TEMPLATE",
-                   help="any agent program, run whole in the sandbox with our endpoint as its "
-                   "only network; placeholders {issue} {issue_file} {base_url} {model} "
-                   "{api_key} {max_steps} {workdir} (docs/agents.md)")
+    add_flags(p, RunConfig, ("out", "max_steps", "max_context_tokens", "max_new_tokens",
+                             "wall_s", "command_timeout_s", "stuck_after", "draft_first",
+                             "repair", "agent", "agent_cmd"))
     add_engine_flags(p)
     add_sampling_flags(p)
     add_meter_flags(p)
-    p.add_argument("--baseline-s", type=float, metavar="SECONDS",
-                   help="measure idle power this long before the first task, for net energy")
-    p.add_argument("--retrieval", action="store_true", default=None,
-                   help="offer the search_code tool (embeddings + BM25; needs the "
-                   "[retrieval] extra)")
+    add_flags(p, RunConfig, ("baseline_s", "retrieval"))
     p.add_argument("--json", action="store_true", help="print JSON events instead of lines")
     p.add_argument("--resume", type=Path, metavar="RUN_DIR",
                    help="continue an interrupted run: finished tasks are kept, unfinished "

@@ -15,6 +15,7 @@ from .common import (
     SPEC_KEYS,
     StopFlag,
     add_engine_flags,
+    add_flags,
     add_meter_flags,
     add_sampling_flags,
     add_spec_flags,
@@ -25,6 +26,8 @@ SERVE_KEYS = ("out", "served_model")
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
+    from ..config import RunConfig
+
     p = sub.add_parser(
         "serve",
         help="serve the model on loopback (OpenAI chat completions), metering every request",
@@ -38,7 +41,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    help="the model id /v1/models lists (default: the model's name)")
     p.add_argument("--max-tokens", type=int, default=1024, metavar="N",
                    help="completion budget of a request that sends none (1024)")
-    p.add_argument("--out", help="directory that receives the run directory (default runs/)")
+    add_flags(p, RunConfig, ("out",))
     add_engine_flags(p)
     add_sampling_flags(p)
     add_meter_flags(p)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UserError
-from .common import METER_KEYS, StopFlag, add_meter_flags
+from .common import METER_KEYS, StopFlag, add_flags, add_meter_flags
 
 # settings every run of a sweep shares (config keys; the flags are their dashed forms)
 BASE_KEYS = ("model", "n_ctx", "seed", "max_new_tokens", "max_steps", "grammar", *METER_KEYS)
@@ -21,7 +21,8 @@ _MLPERF_FIXED = ("seed", "max_new_tokens", "n_ctx")
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
-    from ..config import KV_CACHE_TYPES
+    from ..config import KV_CACHE_TYPES, RunConfig
+    from ..replay import MLPERF
     from ..sweep import FORMATS
 
     p = sub.add_parser(
@@ -70,14 +71,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--mlock", metavar="0,1", help="lock the model in RAM")
     g.add_argument("--mmap", metavar="0,1", help="map the model file")
     f = p.add_argument_group("settings every run shares")
-    f.add_argument("--model", help="known model name or path to a .gguf file")
-    f.add_argument("--n-ctx", type=int, help="context window (default 8192)")
-    f.add_argument("--seed", type=int, help="sampling seed")
-    f.add_argument("--max-new-tokens", type=int,
-                   help="generation budget per turn (replay's default 1024)")
-    f.add_argument("--max-steps", type=int, help="with --suite: step limit per task")
-    f.add_argument("--no-grammar", dest="grammar", action="store_false", default=None,
-                   help="do not constrain tool calls with a grammar")
+    add_flags(f, RunConfig, ("model", "n_ctx", "seed", "max_new_tokens", "max_steps",
+                             "grammar"),
+              defaults={"max_new_tokens": f"{MLPERF.max_new_tokens} for a replay, MLPerf's; "
+                        f"{RunConfig.max_new_tokens} for a suite"})
     add_meter_flags(p)
     p.set_defaults(func=_cmd_sweep)
 

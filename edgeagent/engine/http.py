@@ -49,6 +49,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import ConfigError
+from ..settings import values_of
 from .base import (
     ContextOverflow,
     EngineError,
@@ -61,12 +62,12 @@ from .base import (
     gbnf_of,
     json_schema_of,
 )
+from .endpoint_settings import CONSTRAINTS, EndpointConfig
+from .llamacpp_settings import LlamaConfig, SamplingConfig
 from .server_window import context_refusal, limit_in, server_context
 from .tool_format import call_id, parse_tool_calls
 from .vocab import Vocabulary
 
-DEFAULT_TURN_TIMEOUT_S = 600.0
-CONSTRAINTS = ("auto", "gbnf", "json_schema", "json_object", "none")
 # weakest last; a server that rejects one form is asked with the next
 _DOWNGRADE = ("gbnf", "json_schema", "json_object", "none")
 # /v1/models `owned_by` -> the server behind the endpoint
@@ -87,21 +88,21 @@ _CHARS_PER_TOKEN = 4.0  # the usual rule of thumb for estimated counts
 SERVER_REFUSED_CONTEXT = "refused the prompt as longer than its context"
 
 
-@dataclass(frozen=True)
-class EndpointSettings:
+@dataclass(frozen=True, kw_only=True)
+class EndpointSettings(SamplingConfig):
+    """What the HTTP engine is built with: the endpoint (its section's defaults), the sampler
+    chain the requests carry (repeat_penalty to llama.cpp servers only: not an OpenAI
+    parameter), the context it is checked against, and the tokenizer resolved to a file."""
+
     url: str
-    api_key_env: str | None = None
-    served_model: str | None = None
-    constraint: str = "auto"
-    turn_timeout_s: float = DEFAULT_TURN_TIMEOUT_S
-    retries: int = 3
+    api_key_env: str | None = EndpointConfig.api_key_env
+    served_model: str | None = EndpointConfig.served_model
+    constraint: str = EndpointConfig.endpoint_constraint
+    turn_timeout_s: float = EndpointConfig.turn_timeout_s
+    retries: int = EndpointConfig.endpoint_retries
     backoff_s: float = 0.5
     connect_timeout_s: float = 10.0
-    temperature: float = 0.0
-    seed: int = 0
-    top_p: float = 0.95
-    repeat_penalty: float = 1.0  # sent to llama.cpp servers only (not an OpenAI parameter)
-    n_ctx: int = 8192
+    n_ctx: int = LlamaConfig.n_ctx
     tokenizer: Path | None = None
 
 
@@ -775,21 +776,10 @@ def endpoint_engine(config: Any, *, progress: bool = True) -> tuple[EndpointMode
 
         resolved = resolve_model(config.tokenizer, progress=progress)
         tokenizer, sha = resolved.path, resolved.sha256
-    engine = HttpEngine(
-        EndpointSettings(
-            url=config.endpoint,
-            api_key_env=config.api_key_env,
-            served_model=config.served_model,
-            constraint=config.endpoint_constraint,
-            turn_timeout_s=config.turn_timeout_s,
-            retries=config.endpoint_retries,
-            temperature=config.temperature,
-            seed=config.seed,
-            top_p=config.top_p,
-            repeat_penalty=config.repeat_penalty,
-            n_ctx=config.n_ctx,
-            tokenizer=tokenizer,
-        )
-    )
+    engine = HttpEngine(EndpointSettings(
+        url=config.endpoint, api_key_env=config.api_key_env, served_model=config.served_model,
+        constraint=config.endpoint_constraint, turn_timeout_s=config.turn_timeout_s,
+        retries=config.endpoint_retries, n_ctx=config.n_ctx, tokenizer=tokenizer,
+        **values_of(SamplingConfig, config)))
     name = engine.served_model or (tokenizer.stem if tokenizer else None) or "endpoint"
     return EndpointModel(name, tokenizer, sha), engine

@@ -206,7 +206,7 @@ class LlamaCppEngine:
         # the settings as asked; `settings_read_back` is what llama.cpp reports it used
         self.settings = {
             "threads": self.n_threads, "threads_batch": self.n_threads_batch,
-            "n_batch": s.n_batch, "n_ubatch": s.n_ubatch, "flash_attn": s.flash_attn,
+            "n_batch": s.n_batch, "n_ubatch": s.physical_batch, "flash_attn": s.flash_attn,
             "type_k": s.type_k, "type_v": s.type_v, "gpu_layers": s.gpu_layers,
             "mlock": s.mlock, "mmap": s.mmap,
         }
@@ -238,7 +238,7 @@ class LlamaCppEngine:
             n_threads_batch=self.n_threads_batch,
             n_gpu_layers=s.gpu_layers,
             n_batch=s.n_batch,
-            n_ubatch=s.n_ubatch,
+            n_ubatch=s.physical_batch,
             flash_attn=flash == "on",
             type_k=GGML_TYPES[s.type_k],
             type_v=GGML_TYPES[s.type_v],

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
+from ..settings import on_off, setting
 
 # ggml_type ids (ggml.h) of the KV cache types offered
 GGML_TYPES = {"f16": 1, "q8_0": 8, "q4_0": 2}
@@ -54,14 +55,87 @@ def flash_attn_mode(value: object) -> str | None:
     return _FLASH_WORDS.get(value.strip().lower()) if isinstance(value, str) else None
 
 
+def flash_attn_arg(text: str) -> str:
+    """`--flash-attn`: auto, on or off (1/0, true/false, yes/no as on/off)."""
+    mode = flash_attn_mode(text)
+    if mode is None:
+        raise ValueError(f"expected auto, on or off (1/0), got {text!r}")
+    return mode
+
+
+@dataclass(frozen=True)
+class LlamaConfig:
+    """The run's llama.cpp context and model settings (a section of RunConfig: each key's
+    default, help and flag are declared here once; docs/sweep.md says what each does)."""
+
+    n_ctx: int = setting(8192, "llama.cpp context window", minimum=512)
+    threads: int | None = setting(
+        None, "CPU threads for llama.cpp (0: one per CPU; the number used is recorded in "
+        "provenance.json)", default_text="one per CPU")
+    threads_batch: int | None = setting(
+        None, "threads for prompt processing", metavar="N", default_text="--threads")
+    n_batch: int = setting(512, "logical batch: prompt tokens per llama_decode call",
+                           metavar="N", minimum=1)
+    n_ubatch: int | None = setting(
+        None, "physical batch: tokens computed at once, at most --n-batch", metavar="N",
+        minimum=1, default_text="512, or --n-batch if smaller")
+    flash_attn: str = setting(
+        "auto", "flash attention: auto is off on the CPU with an f16 V cache, where "
+        "llama.cpp's kernel measured slower, and llama.cpp's own choice elsewhere; 1/0 are "
+        "on/off", metavar="auto|on|off", parse=flash_attn_arg)
+    type_k: str = setting("f16", "K cache type", choices=tuple(GGML_TYPES))
+    type_v: str = setting("f16", "V cache type (a quantized V needs flash attention auto or "
+                          "on)", choices=tuple(GGML_TYPES))
+    gpu_layers: int = setting(0, "layers to offload to a GPU")
+    mlock: bool = setting(False, "lock the model in RAM", metavar="1|0", parse=on_off)
+    mmap: bool = setting(True, "map the model file instead of reading it", metavar="1|0",
+                         parse=on_off)
+
+    @property
+    def physical_batch(self) -> int:
+        """n_ubatch as llama.cpp gets it: unset is 512, or n_batch if smaller."""
+        return self.n_ubatch or min(self.n_batch, 512)
+
+
+@dataclass(frozen=True)
+class SamplingConfig:
+    """llama.cpp's sampler chain (a section of RunConfig); temperature 0 is greedy, and a
+    replay is always greedy."""
+
+    seed: int = setting(0, "sampling seed (recorded)")
+    temperature: float = setting(0.0, "0: greedy; above 0: sampled with --seed", metavar="T")
+    top_p: float = setting(
+        0.95, "nucleus sampling: keep the smallest set of tokens whose probability reaches P "
+        "(only with --temperature above 0)", metavar="P")
+    repeat_penalty: float = setting(
+        1.0, "divide the logits of the last 64 tokens by R (1.0: off)", metavar="R")
+
+
+@dataclass(frozen=True)
+class SpecConfig:
+    """Speculative decoding as the run's config asks for it (a section of RunConfig);
+    SpecSettings is it parsed."""
+
+    spec: str = setting("off", "speculative decoding, greedy-exact",
+                        metavar="off|prompt-lookup|draft:MODEL")
+    spec_ngram: int = setting(3, "prompt lookup: longest n-gram matched against the context",
+                              metavar="N", minimum=1)
+    spec_max_draft: int = setting(8, "most tokens drafted per target pass", metavar="K",
+                                  minimum=1)
+
+    def spec_settings(self, where: str = "--spec") -> SpecSettings:
+        return parse_spec(self.spec, ngram=self.spec_ngram, max_draft=self.spec_max_draft,
+                          where=where)
+
+
 @dataclass(frozen=True)
 class SpecSettings:
     """What `--spec` asked for: off, prompt-lookup, or draft with a model name or path."""
 
-    mode: str = "off"  # off | prompt-lookup | draft
+    mode: str = SpecConfig.spec  # off | prompt-lookup | draft
     draft_model: str | None = None
-    ngram: int = 3
-    max_draft: int = 8
+    ngram: int = SpecConfig.spec_ngram
+    max_draft: int = SpecConfig.spec_max_draft
 
     @property
     def enabled(self) -> bool:
@@ -71,9 +145,8 @@ class SpecSettings:
         return f"draft:{self.draft_model}" if self.mode == "draft" else self.mode
 
 
-def parse_spec(value: str, *, ngram: int = 3, max_draft: int = 8, where: str = "--spec") -> (
-    SpecSettings
-):
+def parse_spec(value: str, *, ngram: int = SpecConfig.spec_ngram,
+               max_draft: int = SpecConfig.spec_max_draft, where: str = "--spec") -> SpecSettings:
     """'off' | 'prompt-lookup' | 'draft:MODEL' -> SpecSettings; a ConfigError names `where`."""
     text = (value or "").strip()
     if ngram < 1:
@@ -91,26 +164,11 @@ def parse_spec(value: str, *, ngram: int = 3, max_draft: int = 8, where: str = "
 
 
 @dataclass(frozen=True)
-class EngineSettings:
-    """Everything the in-process engine is asked for: llama.cpp's context and model settings,
-    the sampler chain, and speculative decoding. The defaults are the engine's own (a test
-    or a tool names only what it changes)."""
+class EngineSettings(LlamaConfig, SamplingConfig):
+    """Everything the in-process engine is asked for: the run's llama.cpp settings and
+    sampler chain (their sections' defaults), speculative decoding, and what only the engine's
+    callers set. A test or a tool names only what it changes."""
 
-    n_ctx: int = 8192
-    threads: int | None = None  # 0 or None: one per CPU
-    threads_batch: int | None = None  # None: the same as threads
-    gpu_layers: int = 0
-    n_batch: int = 512
-    n_ubatch: int = 512
-    flash_attn: str = "auto"  # one of FLASH_ATTN_MODES
-    type_k: str = "f16"  # a key of GGML_TYPES
-    type_v: str = "f16"
-    mlock: bool = False
-    mmap: bool = True
-    seed: int = 0
-    temperature: float = 0.0  # 0: greedy
-    top_p: float = 0.95
-    repeat_penalty: float = 1.0  # 1.0: off
     # greedy + grammar: check the argmax against the grammar first (False: the sampler chain
     # filters the whole vocabulary every token; the same tokens either way)
     fast_grammar: bool = True

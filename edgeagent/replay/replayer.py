@@ -32,7 +32,13 @@ from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ..agent import action_constraint, action_fields, native_action, parse_action
+from ..agent import (
+    LimitsConfig,
+    action_constraint,
+    action_fields,
+    native_action,
+    parse_action,
+)
 from ..engine import (
     ContextOverflow,
     Engine,
@@ -47,6 +53,7 @@ from ..sandbox import ToolResult as SandboxResult
 from ..sandbox import ToolSpec
 from .dataset import Conversation, Row, ToolCall
 from .export import specs_from_openai
+from .preset import MLPERF
 from .score import (
     intent_codes,
     is_workflow,
@@ -64,11 +71,14 @@ TIMEOUT = "turn timeout"
 
 @dataclass(frozen=True)
 class ReplaySettings:
-    max_new_tokens: int = 1024
+    """How each recorded turn is regenerated: MLPerf's budget unless the run says otherwise,
+    and the agent section's grammar and tool-call format."""
+
+    max_new_tokens: int = MLPERF.max_new_tokens
     inject_tool_delay: bool = False
-    use_grammar: bool = True
+    use_grammar: bool = LimitsConfig.grammar
     # native | text | auto (native where the engine's template has a tool-call family)
-    tool_format: str = "auto"
+    tool_format: str = LimitsConfig.tool_format
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from ..models import (
     exclusive_lock,
     models_dir,
 )
+from .retrieval_settings import DEFAULT_EMBEDDING_MODEL
 
 
 @dataclass(frozen=True)
@@ -112,8 +113,6 @@ EMBEDDING_MODELS: dict[str, EmbeddingSpec] = {
         ),
     )
 }
-
-DEFAULT_EMBEDDING_MODEL = "all-minilm-l6-v2-int8"
 
 
 def embeddings_dir(name: str) -> Path:

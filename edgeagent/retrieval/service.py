@@ -20,7 +20,7 @@ from typing import Protocol
 from .chunker import CHUNKER_VERSION, Chunk, SourceFile, chunk_text, list_files, read_source
 from .cost import RetrievalCost
 from .index import Hit, Index
-from .registry import DEFAULT_EMBEDDING_MODEL
+from .retrieval_settings import DEFAULT_EMBEDDING_MODEL
 
 
 class Reranker(Protocol):

@@ -11,12 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..agent import AgentLimits, LoopResult, resolve_tool_format, run_agent
-from ..config import (
-    DEFAULT_WALL_S,
-    RunConfig,
-    effective_max_steps,
-)
+from ..agent import DEFAULT_WALL_S, AgentLimits, LoopResult, resolve_tool_format, run_agent
+from ..config import RunConfig, effective_max_steps
 from ..engine import Engine, EngineFactory, build_engine
 from ..errors import StoreError, SuiteError
 from ..events import EventSink, StepRecord, TaskRecord
@@ -217,13 +213,14 @@ class LiveWorkload:
     def store_config(self, config: RunConfig) -> dict[str, Any]:
         return config.to_dict()
 
-    def provenance(self, provenance: dict[str, Any]) -> None:
-        provenance["tool_format"] = self.tool_format.to_dict()
+    def provenance(self) -> dict[str, Any]:
+        sections = {"tool_format": self.tool_format.to_dict()}
         if self.retrieval is not None:
-            provenance["retrieval"] = self.retrieval.provenance()
+            sections["retrieval"] = self.retrieval.provenance()
         # reports keep the guided tier apart from the graded ones (results/tiers.py)
-        provenance["task_tiers"] = {t.id: t.tier for t in self.tasks}
-        provenance["agent"] = agent_provenance(self.config)
+        sections["task_tiers"] = {t.id: t.tier for t in self.tasks}
+        sections["agent"] = agent_provenance(self.config)
+        return sections
 
     def unit_ids(self) -> tuple[str, ...]:
         return tuple(t.id for t in self.tasks)

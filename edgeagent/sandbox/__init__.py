@@ -6,6 +6,7 @@ under limits and confinement (process.py, confine.py), what a command may add to
 from ..exports import lazy_exports
 
 __all__, __getattr__ = lazy_exports(__name__, {
+    "command_limits": ("DEFAULT_COMMAND_TIMEOUT_S", "SandboxConfig"),
     "process": ("CommandResult", "ProcessLimits", "isolation_report", "kill_session",
                 "run_command"),
     "tools": ("ALL_TOOL_SPECS", "SKIP_DIRS", "TOOL_SPECS", "ToolResult", "ToolSpec",

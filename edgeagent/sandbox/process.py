@@ -30,6 +30,7 @@ from typing import Any
 
 import psutil
 
+from .command_limits import DEFAULT_COMMAND_TIMEOUT_S
 from .disk import POLL_S as DISK_POLL_S
 from .disk import DiskWatch, Layer, mb
 from .special_files import SpecialFiles
@@ -91,7 +92,7 @@ class ProcessLimits:
     added: the command shares the host's loopback and reaches 127.0.0.1:port only if something
     listens on TCP there, along with every other service on the host's loopback."""
 
-    timeout_s: float = 60.0
+    timeout_s: float = DEFAULT_COMMAND_TIMEOUT_S
     cpu_s: int = 120
     address_space_bytes: int = 4 << 30
     file_size_bytes: int = 64 << 20

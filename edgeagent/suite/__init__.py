@@ -39,7 +39,6 @@ from .describe import (
 from .grading import grade, run_test_ids
 from .load import bundled_suite_names, load_oracle, load_suite, select_tasks, suites_root
 from .schema import (
-    DEFAULT_COMMAND_TIMEOUT_S,
     DEFAULT_TEST_TIMEOUT_S,
     GRADED_TIERS,
     GUIDED_TIER,
@@ -70,7 +69,6 @@ __all__ = [
     "task_limits",
     "task_row",
     # schema
-    "DEFAULT_COMMAND_TIMEOUT_S",
     "DEFAULT_TEST_TIMEOUT_S",
     "GRADED_TIERS",
     "GUIDED_TIER",

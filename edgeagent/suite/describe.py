@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..errors import SuiteError
 from ..models import models_dir
-from ..sandbox import SKIP_DIRS, ProcessLimits, Toolbox, Workspace
+from ..sandbox import DEFAULT_COMMAND_TIMEOUT_S, SKIP_DIRS, ProcessLimits, Toolbox, Workspace
 from .context import (
     ContextEstimate,
     EstimatorFactory,
@@ -18,7 +18,7 @@ from .context import (
     task_fingerprint,
 )
 from .load import bundled_suite_names, load_oracle, load_suite, select_tasks
-from .schema import DEFAULT_COMMAND_TIMEOUT_S, Suite, Task
+from .schema import Suite, Task
 
 
 @dataclass(frozen=True)

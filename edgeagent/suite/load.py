@@ -16,10 +16,9 @@ import yaml
 
 from edgeagent.errors import SuiteError
 from edgeagent.safe_yaml import NoAliasLoader
-from edgeagent.sandbox import ALL_TOOL_SPECS
+from edgeagent.sandbox import ALL_TOOL_SPECS, DEFAULT_COMMAND_TIMEOUT_S
 
 from .schema import (
-    DEFAULT_COMMAND_TIMEOUT_S,
     DEFAULT_TEST_TIMEOUT_S,
     HIDDEN_TESTS_DIR,
     ORACLE_FILE,

@@ -12,8 +12,6 @@ REPO_DIR = "repo"
 HIDDEN_TESTS_DIR = "hidden_tests"
 SUITE_FILE = "suite.yaml"
 
-# Matches ProcessLimits' default, so a task that says nothing behaves like a bare command.
-DEFAULT_COMMAND_TIMEOUT_S = 60.0
 # Per-test limit when grading by test id: a runaway test fails on its own, not the whole run.
 DEFAULT_TEST_TIMEOUT_S = 10.0
 

@@ -18,6 +18,7 @@ from typing import Any
 from ..config import KV_CACHE_TYPES, load_config
 from ..engine import flash_attn_mode
 from ..errors import ConfigError, UserError
+from ..settings import ON_OFF_WORDS
 
 # the swept settings, in expansion order (the flag is the key with dashes)
 SETTINGS = ("threads", "threads_batch", "n_batch", "n_ubatch", "flash_attn", "kv_type",
@@ -26,7 +27,6 @@ SETTINGS = ("threads", "threads_batch", "n_batch", "n_ubatch", "flash_attn", "kv
 SHORT = {"threads": "t", "threads_batch": "tb", "n_batch": "b", "n_ubatch": "ub",
          "flash_attn": "fa", "kv_type": "kv", "type_k": "ctk", "type_v": "ctv",
          "gpu_layers": "ngl", "mlock": "mlock", "mmap": "mmap"}
-_ON_OFF = {"1": True, "on": True, "true": True, "0": False, "off": False, "false": False}
 
 
 @dataclass(frozen=True)
@@ -73,9 +73,9 @@ def _parse_one(key: str, text: str) -> Any:
                             f"got {text!r}")
         return mode
     if key in ("mlock", "mmap"):
-        if text.lower() not in _ON_OFF:
+        if text.lower() not in ON_OFF_WORDS:
             raise UserError(f"{flag}: expected a comma list of 1 and 0 (on/off), got {text!r}")
-        return _ON_OFF[text.lower()]
+        return ON_OFF_WORDS[text.lower()]
     if key in ("kv_type", "type_k", "type_v"):
         if text not in KV_CACHE_TYPES:
             raise UserError(f"{flag}: each value must be one of {', '.join(KV_CACHE_TYPES)}, "

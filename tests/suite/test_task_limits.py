@@ -7,7 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from edgeagent.models import models_dir
-from edgeagent.suite import DEFAULT_COMMAND_TIMEOUT_S, load_suite, task_limits
+from edgeagent.sandbox import DEFAULT_COMMAND_TIMEOUT_S
+from edgeagent.suite import load_suite, task_limits
 
 
 def test_every_command_of_a_task_is_kept_from_the_suite_runs_and_models(
