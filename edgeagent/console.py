@@ -18,6 +18,7 @@ from .events import (
     TaskStarted,
     TokenDelta,
 )
+from .rundir import Provenance
 
 
 def _tok_s(tokens: int, ms: float) -> str:
@@ -89,7 +90,7 @@ class ConsolePrinter:
 
     def emit(self, event: Event) -> None:
         if isinstance(event, RunStarted):
-            model = event.provenance.get("model", {})
+            model = Provenance.from_dict(event.provenance).model
             self.run_dir = event.run_dir
             self.replay = event.suite.startswith("replay:")
             n = len(event.task_ids)

@@ -26,7 +26,7 @@ class PhaseEnergy:
 
 @dataclass(frozen=True)
 class PhaseLoad:
-    """What else the host's CPUs did over one phase interval (meter/interference.py):
+    """What else the host's CPUs did over one phase interval (meter/cpu_load.py):
     CPU-seconds taken by processes outside the run's own process tree, and stolen by the
     hypervisor, out of the CPU-seconds the host had (its CPUs x the phase's wall). All None
     with the reason when the host's counters could not be read."""

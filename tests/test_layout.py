@@ -289,6 +289,56 @@ def test_the_architecture_lists_every_module() -> None:
     assert sorted(documented - modules) == [], "these no longer exist"
 
 
+def repeated_module_names(paths: list[Path]) -> dict[str, list[str]]:
+    """Module file names used in more than one package, apart from `__init__.py` and the
+    CLI's one module per command (cli/replay.py is the command `replay`, beside the package
+    that does the work)."""
+    seen: dict[str, list[str]] = {}
+    for path in paths:
+        rel = path.relative_to(ROOT)
+        if path.name != "__init__.py" and rel.parts[:2] != ("edgeagent", "cli"):
+            seen.setdefault(path.name, []).append(str(rel))
+    return {name: where for name, where in seen.items() if len(where) > 1}
+
+
+def test_a_module_name_says_one_thing() -> None:
+    assert repeated_module_names(_python_files(PACKAGE)) == {}, "rename one of them"
+
+
+def test_the_check_catches_a_repeated_module_name() -> None:
+    probe = [PACKAGE / "meter" / "host_state.py", PACKAGE / "harness" / "host_state.py",
+             PACKAGE / "cli" / "run.py", PACKAGE / "run" / "driver.py"]
+    assert list(repeated_module_names(probe)) == ["host_state.py"]
+
+
+_PROVENANCE_BY_KEY = re.compile(r"\bprov(enance)?(\.get\(|\[[\"'])")
+
+
+def provenance_read_by_key(files: list[Path], sources: dict[Path, str] | None = None
+                           ) -> list[str]:
+    """Lines outside rundir/ that read a run's provenance by string key instead of through
+    its record (rundir.Provenance)."""
+    found = []
+    for path in files:
+        if path.is_relative_to(PACKAGE / "rundir"):
+            continue
+        text = (sources or {}).get(path) or path.read_text(encoding="utf-8")
+        for n, line in enumerate(text.splitlines(), 1):
+            if _PROVENANCE_BY_KEY.search(line):
+                found.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
+    return found
+
+
+def test_provenance_is_read_through_its_record() -> None:
+    assert provenance_read_by_key(_python_files(PACKAGE)) == []
+
+
+def test_the_check_catches_provenance_read_by_key() -> None:
+    probe = PACKAGE / "results" / "probe.py"
+    source = 'total = (data.provenance.get("power") or {}).get("total")\n'
+    assert len(provenance_read_by_key([probe], {probe: source})) == 1
+
+
 # --- function length -------------------------------------------------------------------------
 
 MAX_FUNCTION_LINES = 80

@@ -27,6 +27,7 @@ from edgeagent.results.formats import all_metrics, md_table, to_json  # noqa: E4
 from edgeagent.results.metrics import RunData, load_run, merge_runs  # noqa: E402
 from edgeagent.results.tiers import TIER_HEADER, tier_table  # noqa: E402
 from edgeagent.results.validity import check_data  # noqa: E402
+from edgeagent.rundir import Provenance  # noqa: E402
 from edgeagent.suite import load_suite  # noqa: E402
 
 
@@ -41,9 +42,10 @@ def load(arg: str) -> RunData:
         return runs[0]
     tiers: dict = {}
     for r in runs:
-        tiers.update(r.provenance.get("task_tiers") or {})
+        tiers.update(r.provenance.task_tiers or {})
     pooled = merge_runs(arg, runs)
-    return dataclasses.replace(pooled, provenance={**pooled.provenance, "task_tiers": tiers})
+    return dataclasses.replace(pooled, provenance=Provenance.from_dict(
+        {**pooled.provenance.to_dict(), "task_tiers": tiers}))
 
 
 def report_json(data: RunData) -> dict:

@@ -20,7 +20,7 @@ __all__, __getattr__ = lazy_exports(__name__, {
               "GATE_FACTOR", "MAX_NEW_TOKENS", "MIN_SAMPLE_COUNT", "SEED",
               "SINGLE_TURN_SUBSETS", "SUITE", "SamplingPlan", "TOOL_CHOICE"),
     "rescore": ("Rescored", "rescore_run", "rescored_sample"),
-    "run": ("AccuracyResult", "execute_accuracy"),
+    "workload": ("AccuracyResult", "execute_accuracy"),
     "samples": ("SampleResult", "read_samples"),
     "sampling": ("Selection", "sample_records", "sample_size", "select_records", "spread"),
     "scoring": ("Checker", "Verdict", "score_sample"),

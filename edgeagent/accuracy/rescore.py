@@ -6,17 +6,15 @@ verdicts (accuracy_samples.jsonl, the record of what was generated, is left as i
 from __future__ import annotations
 
 import dataclasses
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import StoreError
-from ..rundir import PROVENANCE_FILE
 from .bfcl import AstChecker
 from .extract import scorable_calls, scored_output
 from .records import BfclRecord, load_subset
-from .samples import SampleResult, read_samples
+from .samples import SampleResult, read_samples, recorded_accuracy
 from .scoring import Checker, score_sample
 from .summary import results_document, write_results
 
@@ -44,11 +42,7 @@ def rescored_sample(sample: SampleResult, record: BfclRecord,
 def rescore_run(run_dir: Path, *, reference: float | None = None,
             checker: Checker | None = None) -> Rescored:
     checker = checker or AstChecker()
-    path = Path(run_dir) / PROVENANCE_FILE
-    try:
-        info = json.loads(path.read_text()).get("accuracy") or {}
-    except (OSError, ValueError) as exc:
-        raise StoreError(f"cannot read {path}: {exc} (give an accuracy run directory)") from exc
+    info = recorded_accuracy(Path(run_dir))
     if not info.get("subset_of"):
         raise StoreError(f"--rescore {run_dir}: not an accuracy run (no accuracy section in "
                          "its provenance.json)")

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StoreError
-from ..rundir import ACCURACY_SAMPLES_FILE
+from ..rundir import ACCURACY_SAMPLES_FILE, PROVENANCE_FILE, read_provenance
 
 
 @dataclass(frozen=True)
@@ -108,3 +108,17 @@ def read_samples(run_dir: Path) -> dict[str, SampleResult]:
 
 def in_order(samples: dict[str, SampleResult], ids: Sequence[str]) -> list[SampleResult]:
     return [samples[i] for i in ids if i in samples]
+
+
+def recorded_accuracy(run_dir: Path) -> dict[str, Any]:
+    """How an accuracy run was made, as its provenance recorded it (`accuracy`: the subsets
+    and the records' ids); a StoreError naming provenance.json where it cannot be read, and
+    {} where the run is not an accuracy run."""
+    path = Path(run_dir) / PROVENANCE_FILE
+    try:
+        provenance = read_provenance(Path(run_dir))
+    except (OSError, ValueError) as exc:
+        raise StoreError(f"cannot read {path}: {exc} (give an accuracy run directory)") from exc
+    if provenance is None:
+        raise StoreError(f"cannot read {path}: no such file (give an accuracy run directory)")
+    return dict(provenance.section("accuracy") or {})

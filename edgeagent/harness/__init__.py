@@ -11,5 +11,5 @@ __all__, __getattr__ = lazy_exports(__name__, {
                "check_agent", "open_agents", "run_external"),
     "single_shot": ("run_single_shot",),
     "command": ("PLACEHOLDERS", "check_template"),
-    "host": ("AgentHost",),
+    "agent_endpoint": ("AgentHost",),
 })

@@ -16,8 +16,8 @@ from ..engine import Engine
 from ..errors import ConfigError
 from ..events import EventSink
 from ..sandbox import ProcessLimits, Workspace
+from .agent_endpoint import AgentHost
 from .command import check_template, run_command_agent
-from .host import AgentHost
 
 EXTERNAL_AGENTS = ("mini-swe-agent", "cmd")
 # where each task's agent output (and mini-swe-agent's trajectory) goes in the run directory

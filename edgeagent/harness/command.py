@@ -26,7 +26,7 @@ from pathlib import Path
 from ..agent import LoopResult
 from ..errors import ConfigError
 from ..sandbox import ProcessLimits, Workspace, run_command
-from .host import API_KEY, SANDBOX_PORT, AgentHost
+from .agent_endpoint import API_KEY, SANDBOX_PORT, AgentHost
 from .outcome import external_result
 
 PLACEHOLDERS = ("issue", "issue_file", "base_url", "model", "api_key", "max_steps", "workdir")

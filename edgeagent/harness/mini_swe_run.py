@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..agent import LoopResult
 from ..sandbox import ProcessLimits, Workspace
-from .host import AgentHost
+from .agent_endpoint import AgentHost
 from .mini_swe import MiniSweSpec, run_mini_swe_agent
 from .outcome import external_result
 

@@ -11,8 +11,9 @@ __all__, __getattr__ = lazy_exports(__name__, {
     "energy": ("DEFAULT_MAX_GAP_NS", "EnergyCounter", "NO_SOURCE", "PowerSource",
                "attribute_energy", "counter_delta", "integrate_power", "is_energy_counter",
                "read_source"),
-    "host": ("HostReader", "PEAK_RSS_LIFETIME", "peak_rss_bytes", "reset_peak_rss"),
-    "interference": ("HostCpuReader", "PROC_STAT", "parse_cpu_line", "phase_load"),
+    "host_state": ("HostReader", "PEAK_RSS_LIFETIME", "peak_rss_bytes", "reset_peak_rss"),
+    "meter_settings": ("MeterConfig",),
+    "cpu_load": ("HostCpuReader", "PROC_STAT", "parse_cpu_line", "phase_load"),
     "sample": ("Sample",),
     "sampler": ("Sampler",),
 })

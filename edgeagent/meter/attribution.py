@@ -20,8 +20,8 @@ from ..events import (
     TaskRecord,
     TaskStarted,
 )
+from .cpu_load import phase_load
 from .energy import DEFAULT_MAX_GAP_NS, NO_SOURCE, attribute_energy
-from .interference import phase_load
 from .sample import Sample
 from .sampler import Sampler
 from .sources import Total
@@ -85,7 +85,7 @@ class MeteredSink:
         return sum_phase_energy(parts, self.total)
 
     def load(self, t0: int, t1: int) -> PhaseLoad:
-        """Other processes' and steal's CPU time over [t0, t1] (meter/interference.py)."""
+        """Other processes' and steal's CPU time over [t0, t1] (meter/cpu_load.py)."""
         why = self.load_null_reason or self.sampler.cpu_reader.null_reason
         # from two intervals earlier: a phase past the newest sample still has an interval
         lead = int(2 * self.sampler.interval_s * 1e9)

@@ -36,5 +36,5 @@ class Sample(NamedTuple):
     readings: tuple[tuple[str, float | None], ...] = ()
     cpu_mhz: float | None = None  # current CPU clock where the OS exposes it
     gpu_mhz: float | None = None  # current GPU clock (Jetson devfreq, amdgpu) where exposed
-    # the host's and the run's cumulative CPU time (meter/interference.py); None: unreadable
+    # the host's and the run's cumulative CPU time (meter/cpu_load.py); None: unreadable
     cpu_counters: CpuCounters | None = None

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from types import TracebackType
 
 from edgeagent.events import PhaseEnergy
+from edgeagent.meter.cpu_load import HostCpuReader
 from edgeagent.meter.energy import Source, attribute_energy, is_energy_counter, read_source
-from edgeagent.meter.host import HostReader
-from edgeagent.meter.interference import HostCpuReader
+from edgeagent.meter.host_state import HostReader
 from edgeagent.meter.sample import Sample
 from edgeagent.meter.sources import KEPT
 

@@ -19,6 +19,6 @@ __all__, __getattr__ = lazy_exports(__name__, {
                  "turn_prompts", "uses_native"),
     "score": ("executables", "mean_score", "mlperf_actions", "model_intent", "multiset_iou",
               "own_actions", "parse_generated_calls", "score_intent", "score_turn", "scored_mean"),
-    "summary": ("summary_text", "write_summary"),
+    "result_summary": ("summary_text", "write_summary"),
     "synthetic": ("synthetic_rows", "write_synthetic"),
 })

@@ -88,7 +88,7 @@ def energy_kind(data: RunData) -> str:
     """measured, estimated (CPU x TDP) or none: runs of different kinds are never pooled."""
     if is_estimated(data):
         return "estimated"
-    if (data.provenance.get("power") or {}).get("total"):
+    if data.provenance.power_total:
         return "measured"
     return "none"
 
@@ -100,7 +100,7 @@ def comparability_warnings(runs: Sequence[RunData], by_device: bool,
     said: set[str] = set()
     suites = [sorted({x["suite"] for x in r.runs}) for r in runs]
     tasks = [sorted({t["task_id"] for t in r.tasks}) for r in runs]
-    models = [(r.provenance.get("model") or {}).get("sha256", "?")[:12] for r in runs]
+    models = [(r.provenance.model_sha256 or "?")[:12] for r in runs]
     for what, values in (("suite", suites), ("task set", tasks), ("model sha256", models)):
         w = _differs(what, values, labels)
         if w:
@@ -114,13 +114,12 @@ def comparability_warnings(runs: Sequence[RunData], by_device: bool,
         w = _differs(f"config {key}", [c.get(key) for c in configs], labels)
         if w:
             out.append(f"not comparable: {w}")
-    totals = [((r.provenance.get("power") or {}).get("total") or {}) for r in runs]
+    totals = [r.provenance.power_total for r in runs]
     w = _differs("power source", [f"{t.get('label')} scope {t.get('scope')}" if t else "none"
                                   for t in totals], labels)
     if w:
         out.append(f"energies not comparable: {w}")
-    versions = [(r.provenance.get("device") or {}).get("llama_cpp_python_version")
-                for r in runs]
+    versions = [r.provenance.device.get("llama_cpp_python_version") for r in runs]
     w = _differs("llama-cpp-python version", versions, labels)
     if w:
         out.append(w)
@@ -184,7 +183,7 @@ def _task_deltas(runs: Sequence[RunData], labels: Sequence[str]) -> list[dict[st
 
 
 def _legend(data: RunData) -> str:
-    model = data.provenance.get("model") or {}
+    model = data.provenance.model
     name = model.get("name") or model.get("served_model") or model.get("path") or "?"
     return f"{data.label}: model {name}, {_device(data)}, {_energy_words(energy_kind(data))}"
 
@@ -196,7 +195,7 @@ def _energy_words(kind: str) -> str:
 def repeat_key(data: RunData) -> str:
     """Runs with the same key are repeats of one configuration: model, suite, task set,
     config (but where it was written), device and energy kind."""
-    model = (data.provenance.get("model") or {}).get("sha256")
+    model = data.provenance.model_sha256
     config = {k: v for k, v in data.config.items() if k not in _IRRELEVANT_CONFIG}
     return json.dumps([model, sorted({x["suite"] for x in data.runs}),
                        sorted({t["task_id"] for t in data.tasks}), config, _device(data),

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UserError
+from ..rundir import Provenance
 from .consistency import consistency_lines, speed_consistency
 from .interference import interference_lines, interference_metrics, run_interference
 from .metrics import (
@@ -121,16 +122,15 @@ def _task_table(data: RunData) -> tuple[list[str], list[list[Any]]]:
 
 
 def _title(data: RunData) -> str:
-    model = data.provenance.get("model") or {}
+    model = data.provenance.model
     suite = data.runs[0]["suite"] if data.runs else "?"
     return (f"run {data.label}: suite {suite}, model {model.get('name') or model.get('path')} "
             f"({model.get('quantization') or '?'}), device {device_label(data.provenance)}")
 
 
-def device_label(prov: dict[str, Any]) -> str:
-    power = prov.get("power") or {}
-    board = (power.get("jetson_board") or {}).get("model")
-    device = prov.get("device") or {}
+def device_label(prov: Provenance) -> str:
+    board = (prov.power.get("jetson_board") or {}).get("model")
+    device = prov.device
     return str(board or device.get("device_model") or device.get("cpu_model") or "unknown device")
 
 
@@ -158,7 +158,7 @@ def render_md(data: RunData, metrics: Sequence[Metric], verdict: Verdict) -> str
 
 def to_json(data: RunData, metrics: Sequence[Metric], verdict: Verdict,
             bandwidth_gbs: float | None) -> dict[str, Any]:
-    model = data.provenance.get("model") or {}
+    model = data.provenance.model
     return {
         "label": data.label,
         "run_dirs": list(data.run_dirs),

@@ -1,6 +1,6 @@
 """Host interference over a run: the share of the CPUs that other processes and the
 hypervisor's steal took during each phase (from the steps' load_* columns, written by
-meter/interference.py), the verdict's check on the model phases, and the report's lines.
+meter/cpu_load.py), the verdict's check on the model phases, and the report's lines.
 
 A run whose prefill or decode lost more than INTERFERENCE_THRESHOLD of the CPUs is INVALID
 for its timings and energy; its outcomes (resolved tasks, scores) do not depend on speed and

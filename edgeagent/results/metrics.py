@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..rundir import TURNS_FILE, read_config, read_run
+from ..rundir import TURNS_FILE, Provenance, read_config, read_run
 from .outcomes import is_accuracy, succeeded, unanswered, words
 from .percentiles import Bound, early_stopping_bound, percentile
 
@@ -41,7 +41,7 @@ class RunData:
     label: str
     run_dirs: tuple[str, ...]
     runs: tuple[dict[str, Any], ...]  # run rows (none when the run never started)
-    provenance: dict[str, Any]
+    provenance: Provenance
     config: dict[str, Any]
     tasks: tuple[dict[str, Any], ...]
     steps: tuple[dict[str, Any], ...]
@@ -68,7 +68,8 @@ def _replay_dropped(run_dir: Path) -> int | None:
 def load_run(run_dir: Path | str) -> RunData:
     run_dir = Path(run_dir)
     stored = read_run(run_dir)
-    prov = json.loads(stored.run["provenance_json"] or "{}") if stored.run else {}
+    prov = Provenance.from_dict(
+        json.loads(stored.run["provenance_json"] or "{}") if stored.run else None)
     return RunData(
         label=stored.run["run_id"] if stored.run else run_dir.name,
         run_dirs=(str(run_dir),),
@@ -80,14 +81,13 @@ def load_run(run_dir: Path | str) -> RunData:
 
 
 def power_trace(
-    prov: dict[str, Any], readings: Sequence[dict[str, Any]]
+    prov: Provenance, readings: Sequence[dict[str, Any]]
 ) -> list[tuple[int, float]]:
     """Watts of the device total over time: power sources summed, counters differenced."""
-    total = (prov.get("power") or {}).get("total") or {}
-    names = list(total.get("sources") or [])
+    names = list(prov.power_total.get("sources") or [])
     if not names:
         return []
-    kinds = {s.get("name"): s.get("kind") for s in (prov.get("power") or {}).get("sources", [])}
+    kinds = {s.get("name"): s.get("kind") for s in prov.power_sources}
     per_source: dict[str, list[tuple[int, float]]] = {n: [] for n in names}
     for r in readings:
         if r["source"] in per_source and r["value"] is not None:
@@ -203,8 +203,7 @@ def trajectory_bound(data: RunData) -> Bound:
 
 def is_estimated(data: RunData) -> bool:
     """Energies from a CPU x TDP estimate, not a sensor: every label says so."""
-    total = (data.provenance.get("power") or {}).get("total") or {}
-    return bool(total.get("estimated"))
+    return bool(data.provenance.power_total.get("estimated"))
 
 
 # -- run metrics ----------------------------------------------------------------------------
@@ -339,15 +338,14 @@ def memory_metrics(data: RunData) -> list[Metric]:
 
 
 # -- step metrics ---------------------------------------------------------------------------
-def model_bytes(prov: dict[str, Any]) -> int | None:
-    model = prov.get("model") or {}
-    return model.get("model_size_bytes")
+def model_bytes(prov: Provenance) -> int | None:
+    return prov.model.get("model_size_bytes")
 
 
 def step_metrics(data: RunData, bandwidth_gbs: float | None = None) -> list[dict[str, Any]]:
     """Per-step derived values; decode roofline columns need the model size and a bandwidth."""
     weights = model_bytes(data.provenance)
-    kv_per_token = (data.provenance.get("model") or {}).get("kv_bytes_per_token")
+    kv_per_token = data.provenance.model.get("kv_bytes_per_token")
     out = []
     for s in data.steps:
         prefill_tok_s = (s["prefill_tokens"] / (s["prefill_ms"] / 1000)
@@ -380,9 +378,9 @@ def step_metrics(data: RunData, bandwidth_gbs: float | None = None) -> list[dict
     return out
 
 
-def recorded_bandwidth(prov: dict[str, Any]) -> float | None:
+def recorded_bandwidth(prov: Provenance) -> float | None:
     """The device's memory bandwidth the run recorded (measured once per device, cached)."""
-    bw = ((prov.get("device") or {}).get("memory_bandwidth") or {}).get("gbs")
+    bw = prov.memory_bandwidth.get("gbs")
     return float(bw) if isinstance(bw, (int, float)) and bw > 0 else None
 
 
@@ -400,8 +398,7 @@ def roofline_metrics(data: RunData, bandwidth_gbs: float | None) -> list[Metric]
     else:
         reason = None
     med = percentile(achieved, 50) if achieved else None
-    recorded = (data.provenance.get("device") or {}).get("memory_bandwidth") or {}
-    why_none = recorded.get("null_reason") or "the run recorded none"
+    why_none = data.provenance.memory_bandwidth.get("null_reason") or "the run recorded none"
     eff_reason = reason or (None if bandwidth_gbs else
                             f"no measured bandwidth ({why_none}; `edgeagent doctor "
                             "--bandwidth` measures it, or pass --bandwidth-gbs)")

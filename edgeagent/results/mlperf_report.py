@@ -21,7 +21,6 @@ test_checker.py at 626b9623): no runtime durations (they moved between `runtime`
 
 from __future__ import annotations
 
-import json
 import shutil
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -29,7 +28,7 @@ from typing import Any
 
 import yaml
 
-from ..rundir import CONFIG_FILE, MLPERF_DIR, PROVENANCE_FILE
+from ..rundir import CONFIG_FILE, MLPERF_DIR, read_provenance
 from .accuracy_run import DATASET_NAME
 
 # MLPerf's schema requires at least one http(s) endpoint; an in-process engine has none, so
@@ -58,10 +57,10 @@ def served_model_name(run_dir: Path, config: Mapping[str, Any]) -> str:
     """The model's name as MLPerf's `model_params.name` means it (the served name): the one
     provenance.json recorded (a server's answer, or the known model's), else the config's."""
     try:
-        model = json.loads((Path(run_dir) / PROVENANCE_FILE).read_text()).get("model")
-    except (OSError, ValueError, AttributeError):
-        model = None
-    name = model.get("name") if isinstance(model, dict) else None
+        provenance = read_provenance(Path(run_dir))
+    except (OSError, ValueError):
+        provenance = None
+    name = provenance.model.get("name") if provenance is not None else None
     if name or config.get("served_model"):
         return str(name or config["served_model"])
     # a GGUF given by path has no name: its file's stem, as the run directory's label

@@ -52,8 +52,7 @@ def _empty(ax: Any, text: str) -> str:
 
 
 def _estimated(data: RunData) -> str:
-    total = (data.provenance.get("power") or {}).get("total") or {}
-    return " (ESTIMATED)" if total.get("estimated") else ""
+    return " (ESTIMATED)" if data.provenance.power_total.get("estimated") else ""
 
 
 def plot_context_growth(ax: Any, data: RunData) -> str | None:

@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Mapping
 from typing import Any
+
+from ..rundir import Provenance
 
 
 def build_features(system_info: str) -> dict[str, bool]:
@@ -19,7 +22,7 @@ def _gib(n: Any) -> str:
     return f"{n / 2**30:.1f} GiB" if isinstance(n, (int, float)) else "? GiB"
 
 
-def settings_lines(model: dict[str, Any]) -> list[str]:
+def settings_lines(model: Mapping[str, Any]) -> list[str]:
     """The llama.cpp settings as llama.cpp reported them (read back), and where one differs
     from what was asked, both; nothing for an endpoint or a run from before they were kept."""
     asked = model.get("settings") or {}
@@ -50,12 +53,12 @@ def _same(key: str, got: Any, asked: Any) -> bool:
     return got == asked
 
 
-def device_lines(prov: dict[str, Any]) -> list[str]:
+def device_lines(prov: Provenance) -> list[str]:
     """The device a run was measured on, from its provenance: board, CPU, cores, memory, OS,
     the llama.cpp build's compiled-in features, the Jetson power mode and the memory
     bandwidth; a part the run did not record is left out."""
-    device = prov.get("device") or {}
-    board = (prov.get("power") or {}).get("jetson_board") or {}
+    device = prov.device
+    board = prov.power.get("jetson_board") or {}
     name = board.get("model") or device.get("device_model")
     cores = device.get("cpu_physical_cores")
     lines = [

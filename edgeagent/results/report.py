@@ -5,11 +5,12 @@ all from one loaded run (results.metrics.load_run)."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..rundir import Provenance
 from .metrics import PHASES, RunData, load_run
 from .outcomes import AGENT_WORDS, Words, succeeded, words
 from .provenance import device_lines, settings_lines
@@ -66,7 +67,7 @@ def report_text(data: RunData) -> str:
     if not data.runs:
         return f"{data.run_dirs[0]}: the run never started (no run record)"
     run, tasks, steps = data.runs[0], data.tasks, data.steps
-    model = data.provenance.get("model", {})
+    model = data.provenance.model
     w = words(data)  # an accuracy run's samples are correct or not, not resolved
     lines = [*setup_lines(run, data.provenance), ""]
     lines += task_table(tasks, steps, w)
@@ -86,9 +87,9 @@ def _status(run: Row) -> str:
     return status
 
 
-def setup_lines(run: Row, prov: dict[str, Any]) -> list[str]:
+def setup_lines(run: Row, prov: Provenance) -> list[str]:
     """The run, its model and llama.cpp settings, the endpoint, tool format, device, suite."""
-    model = prov.get("model", {})
+    model = prov.model
     lines = [
         f"run {run['run_id']}  [{_status(run)}]",
         f"model  {model.get('name') or model.get('path')}  {model.get('quantization') or ''}  "
@@ -103,7 +104,7 @@ def setup_lines(run: Row, prov: dict[str, Any]) -> list[str]:
             f"endpoint {model['endpoint']}  ({model.get('server_kind')}, "
             f"{model.get('server_locality')} server; {model.get('energy_scope')})"
         )
-    fmt = prov.get("tool_format")
+    fmt = prov.section("tool_format")
     if fmt:
         family = f" ({fmt['family']})" if fmt.get("family") else ""
         lines.append(f"tool format  {fmt['resolved']}{family}: {fmt['reason']}")
@@ -221,10 +222,10 @@ def phase_sums(steps: Sequence[Row]) -> PhaseSums:
     )
 
 
-def _energy_lines(run: Row, prov: dict[str, Any], tasks: Sequence[Row],
+def _energy_lines(run: Row, prov: Provenance, tasks: Sequence[Row],
                   phases: PhaseSums, w: Words) -> list[str]:
     """Energy metrics, or why there are none: never a 0 J that was not measured."""
-    power = prov.get("power") or {}
+    power = prov.power
     total = power.get("total")
     known = [t["energy_j"] for t in tasks]
     if not tasks or any(j is None for j in known):
@@ -268,7 +269,7 @@ def _by_phase_lines(phases: PhaseSums) -> list[str]:
     return ["  by phase: " + ", ".join(by_phase)] if by_phase else []
 
 
-def _baseline_lines(power: dict[str, Any], energy: float, wall_s: float) -> list[str]:
+def _baseline_lines(power: Mapping[str, Any], energy: float, wall_s: float) -> list[str]:
     """Energy net of the idle baseline, or why the baseline is missing."""
     baseline = power.get("baseline") or {}
     if baseline.get("watts") is not None and wall_s > 0:

@@ -40,7 +40,7 @@ class TierRow:
 
 def task_tiers(data: RunData) -> dict[str, str | None]:
     """Task id -> tier as the run recorded it ({} when it recorded none)."""
-    tiers = data.provenance.get("task_tiers")
+    tiers = data.provenance.task_tiers
     return dict(tiers) if isinstance(tiers, dict) else {}
 
 

@@ -108,7 +108,7 @@ def _harness_reasons(data: RunData) -> list[str]:
 def _assumed_context_reasons(data: RunData) -> list[str]:
     """Tasks cut short by an endpoint whose window was smaller than the one the run assumed
     (the server does not report its own): the run did not measure what it was set up to."""
-    model = data.provenance.get("model") or {}
+    model = data.provenance.model
     if not str(model.get("n_ctx_source") or "").startswith("assumed"):
         return []  # the window was the server's own: a refusal is a real context limit
     cut = [t for t in data.tasks if t["termination"] == "context_overflow"
@@ -144,7 +144,7 @@ def energy_requested(data: RunData) -> bool:
     """A sensor was found, or the config asked for energy (a sensor root, an estimate,
     an idle baseline or require_energy)."""
     cfg = data.config
-    total = (data.provenance.get("power") or {}).get("total")
+    total = data.provenance.power_total
     return bool(
         total or cfg.get("require_energy") or cfg.get("power_estimate_tdp")
         or (cfg.get("baseline_s") or 0) > 0 or cfg.get("power_root") not in (None, "", "/")
@@ -157,7 +157,7 @@ def _energy_reasons(data: RunData) -> tuple[list[str], list[str]]:
         if not data.tasks:
             return [], []
         if is_estimated(data):  # a CPU x TDP estimate is labelled as one, never "measured"
-            total = (data.provenance.get("power") or {}).get("total") or {}
+            total = data.provenance.power_total
             return [], [f"energy ESTIMATED for every task ({total.get('label') or 'estimate'}"
                         "; no power sensor, so not a measurement)"]
         return [], ["energy measured for every task"]

@@ -17,8 +17,9 @@ _LAZY, __getattr__ = lazy_exports(__name__, {
     "cost": ("RetrievalCost",),
     "embedder": ("Embedder", "session_options"),
     "index": ("Index", "RRF_K"),
-    "registry": ("DEFAULT_EMBEDDING_MODEL", "resolve_embedding_model"),
-    "run": ("service_for_run",),
+    "registry": ("resolve_embedding_model",),
+    "retrieval_settings": ("DEFAULT_EMBEDDING_MODEL", "RetrievalConfig"),
+    "run_service": ("service_for_run",),
     "service": ("RetrievalService", "format_hits"),
 })
 __all__ = ["REQUIRED_MODULES", "missing_dependencies", "unavailable_reason", *_LAZY]

@@ -33,8 +33,8 @@ class Workload(Protocol):
     def store_config(self, config: RunConfig) -> dict[str, Any]:
         """What config.yaml records."""
 
-    def provenance(self, provenance: dict[str, Any]) -> None:
-        """Add the workload's own sections to the run's provenance."""
+    def provenance(self) -> dict[str, Any]:
+        """The workload's own sections of the run's provenance, by name."""
 
     def unit_ids(self) -> tuple[str, ...]:
         """The units in their order: tasks, conversations, samples."""
@@ -80,10 +80,11 @@ def drive(workload: Workload, loaded: Loaded, *, plan: ResumePlan | None = None,
         resume=plan, peak_rss_scope=loaded.peak_rss_scope,
         after_close=lambda: workload.after_close(run_dir))
     with session:
-        provenance = build_provenance(config, loaded.model, engine, session.power, device)
-        workload.provenance(provenance)
+        provenance = build_provenance(config, loaded.model, engine, session.power, device,
+                                      workload.provenance())
         units = workload.unit_ids()
-        session.emit(RunStarted(run_dir.name, str(run_dir), workload.suite, units, provenance))
+        session.emit(RunStarted(run_dir.name, str(run_dir), workload.suite, units,
+                                provenance.to_dict()))
         with workload.running(session, plan) as kept:
             for n, (unit, attempt) in enumerate(_schedule(units, kept, plan), 1):
                 if workload.stop_ends_run and stop_requested():

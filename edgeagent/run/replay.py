@@ -258,9 +258,8 @@ class ReplayWorkload:
     def store_config(self, config: RunConfig) -> dict[str, Any]:
         return {**config.to_dict(), "replay": self.replay_info}
 
-    def provenance(self, provenance: dict[str, Any]) -> None:
-        provenance["replay"] = self.replay_info
-        provenance["tool_format"] = self.tool_format.to_dict()
+    def provenance(self) -> dict[str, Any]:
+        return {"replay": self.replay_info, "tool_format": self.tool_format.to_dict()}
 
     def unit_ids(self) -> tuple[str, ...]:
         return tuple(c.id for c in self.source.conversations)

@@ -61,9 +61,9 @@ class ServeWorkload:
     def store_config(self, config: RunConfig) -> dict[str, Any]:
         return config.to_dict()
 
-    def provenance(self, provenance: dict[str, Any]) -> None:
-        provenance["serve"] = {"served_model": self.name, "port": self.port,
-                               "max_tokens": self.max_tokens}
+    def provenance(self) -> dict[str, Any]:
+        return {"serve": {"served_model": self.name, "port": self.port,
+                          "max_tokens": self.max_tokens}}
 
     def unit_ids(self) -> tuple[str, ...]:
         return (SERVE_UNIT,)

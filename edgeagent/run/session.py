@@ -36,7 +36,7 @@ from ..meter import (
 from ..meter.sources import BATTERY_MIN_INTERVAL_S, Total, choose_total, describe, discover_all
 from ..meter.sources import board_info as jetson_board_info
 from ..results import INTERFERENCE_THRESHOLD
-from ..rundir import ResumePlan, RunStore
+from ..rundir import Provenance, ResumePlan, RunStore
 from ..sandbox import isolation_report
 from .task_records import task_record
 
@@ -115,9 +115,11 @@ def device_provenance(engine: Any) -> dict[str, Any]:
 
 def build_provenance(
     config: RunConfig, model: Any, engine: Any, power: dict[str, Any],
-    device: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    return {
+    device: dict[str, Any] | None = None, workload: dict[str, Any] | None = None,
+) -> Provenance:
+    """The run's provenance record: its device, model, engine, sandbox, power, interference
+    rule and config, and the workload's own sections (`workload`, by name)."""
+    return Provenance.from_dict({
         "edgeagent_version": __version__,
         "device": device if device is not None else device_provenance(engine),
         "model": {
@@ -133,7 +135,8 @@ def build_provenance(
         "seed": config.seed,
         "interference": interference_provenance(config),
         "config": config.to_dict(),
-    }
+        **(workload or {}),
+    })
 
 
 def ended_status(exc: BaseException | None, stopped: bool) -> str:

@@ -9,6 +9,7 @@ __all__, __getattr__ = lazy_exports(__name__, {
               "MLPERF_DIR", "MLPERF_RESULTS_FILE", "PROVENANCE_FILE", "REPEATS_FILE", "REPORT_FILE",
               "SCORES_FILE", "SUMMARY_FILE", "SUPERSEDED_TURNS_FILE", "TRAJECTORIES_DIR",
               "TURNS_FILE", "is_run_dir", "read_config", "read_provenance", "trajectory_path"),
+    "provenance_record": ("Provenance",),
     "read": ("StoredRun", "read_run"),
     "resume": ("ResumePlan", "plan_resume", "resume_config"),
     "store": ("LOAD_PARTS", "RunStore", "kept_attempts", "make_run_dir", "open_run_db"),

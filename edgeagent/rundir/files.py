@@ -14,6 +14,8 @@ from typing import Any
 
 import yaml
 
+from .provenance_record import Provenance
+
 DB_FILE = "run.db"
 CONFIG_FILE = "config.yaml"
 PROVENANCE_FILE = "provenance.json"
@@ -53,10 +55,10 @@ def read_config(run_dir: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def read_provenance(run_dir: Path) -> dict[str, Any] | None:
-    """provenance.json as a mapping; None where it is missing (a run cut before it started)."""
+def read_provenance(run_dir: Path) -> Provenance | None:
+    """provenance.json as its record; None where it is missing (a run cut before it started)."""
     path = Path(run_dir) / PROVENANCE_FILE
     if not path.is_file():
         return None
     data = json.loads(path.read_text(encoding="utf-8"))
-    return data if isinstance(data, dict) else None
+    return Provenance.from_dict(data) if isinstance(data, dict) else None

@@ -7,7 +7,7 @@ from ..exports import lazy_exports
 
 __all__, __getattr__ = lazy_exports(__name__, {
     "wire": ("ChatRequest", "WireError", "parse_chat_request"),
-    "service": ("ChatService", "ClientGone", "Served"),
+    "completion": ("ChatService", "ClientGone", "Served"),
     "recorder": ("StepRecorder", "TaskTally"),
     "server": ("ChatServer",),
 })

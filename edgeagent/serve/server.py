@@ -19,7 +19,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from .service import ChatService, ClientGone
+from .completion import ChatService, ClientGone
 from .wire import (
     ChatRequest,
     WireError,

@@ -8,7 +8,7 @@ from ..exports import lazy_exports
 
 __all__, __getattr__ = lazy_exports(__name__, {
     "grid": ("Configuration", "SETTINGS", "expand", "parse_lists"),
-    "index": ("INDEX_FILE", "RUNS_DIR", "SweepIndex", "is_sweep_dir", "load_index"),
+    "sweep_index": ("INDEX_FILE", "RUNS_DIR", "SweepIndex", "is_sweep_dir", "load_index"),
     "plan": ("SweepPlan", "new_plan", "plan_of_index", "replay_workload", "start_index",
              "suite_workload"),
     "execute": ("Workload", "child_command", "run_sweep", "sweep_running"),

@@ -30,7 +30,7 @@ from typing import Any, TextIO
 from ..run import ended_status
 from ..rundir import DB_FILE
 from .grid import Configuration
-from .index import RUNS_DIR, SweepIndex
+from .sweep_index import RUNS_DIR, SweepIndex
 
 LOGS_DIR = "logs"  # each child's stderr, under the sweep directory
 

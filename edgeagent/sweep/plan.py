@@ -12,7 +12,7 @@ from ..config import load_config
 from ..errors import UserError
 from .execute import Workload
 from .grid import SETTINGS, Configuration, expand
-from .index import SweepIndex
+from .sweep_index import SweepIndex
 
 
 @dataclass(frozen=True)

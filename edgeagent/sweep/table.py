@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..results import RunData, energy_kind, load_run, min_samples_for, percentile, run_metrics
-from .index import SweepIndex
+from .sweep_index import SweepIndex
 
 # (key, header, unit, lower is better): the table's numeric columns, in order
 COLUMNS: tuple[tuple[str, str, str, bool | None], ...] = (

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +23,7 @@ from ..events import (
     TaskStarted,
     TokenDelta,
 )
+from ..rundir import Provenance
 
 # the phases a step's time and the power trace are split into, in drawing order
 PHASES = ("prefill", "decode", "tool", "retrieval")
@@ -87,15 +88,13 @@ class PowerInfo:
     rails: tuple[tuple[str, str], ...] = ()
 
     @classmethod
-    def from_provenance(cls, provenance: dict[str, Any]) -> PowerInfo:
-        power = provenance.get("power") or {}
-        total = power.get("total") or {}
-        counters = frozenset(
-            s.get("name") for s in power.get("sources", []) if s.get("kind") == "counter"
-        )
+    def from_provenance(cls, provenance: Provenance) -> PowerInfo:
+        total = provenance.power_total
+        sources = provenance.power_sources
+        counters = frozenset(s.get("name") for s in sources if s.get("kind") == "counter")
         rails = tuple(
             (s["name"], s.get("rail") or s["name"].split(":", 1)[-1])
-            for s in power.get("sources", []) if s.get("name")
+            for s in sources if s.get("name")
         )
         return cls(total.get("label"), total.get("scope"), tuple(total.get("sources", ())),
                    counters, rails)
@@ -195,12 +194,12 @@ class DashboardState:
 
     def _run_started(self, event: RunStarted) -> None:
         self.run_id, self.run_dir, self.suite = event.run_id, event.run_dir, event.suite
-        model = event.provenance.get("model") or {}
+        provenance = Provenance.from_dict(event.provenance)
+        model = provenance.model
         self.model = model.get("name") or model.get("path")
         self.threads = model.get("n_threads")
-        device = event.provenance.get("device") or {}
-        self.device = _device_label(device)
-        self.power = PowerInfo.from_provenance(event.provenance)
+        self.device = _device_label(provenance.device)
+        self.power = PowerInfo.from_provenance(provenance)
         for task_id in event.task_ids:
             self._task(task_id)
 
@@ -317,7 +316,7 @@ def phase_of(t_ns: int, steps: Sequence[StepRecord]) -> str:
     return "other"
 
 
-def _device_label(device: dict[str, Any]) -> str | None:
+def _device_label(device: Mapping[str, Any]) -> str | None:
     """A board's model where the device names one (Jetson, Pi), else CPU and core count."""
     name = device.get("device_model") or device.get("cpu_model") or device.get("machine")
     if not name:

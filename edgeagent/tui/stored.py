@@ -27,7 +27,15 @@ from ..events import (
     TaskRecord,
     TaskStarted,
 )
-from ..rundir import DB_FILE, REPEATS_FILE, StoredRun, is_run_dir, read_run, trajectory_path
+from ..rundir import (
+    DB_FILE,
+    REPEATS_FILE,
+    Provenance,
+    StoredRun,
+    is_run_dir,
+    read_run,
+    trajectory_path,
+)
 from ..sweep import is_sweep_dir, load_index
 
 _STEP_FIELDS = {f.name: f for f in dataclasses.fields(StepRecord)}
@@ -130,7 +138,7 @@ def summarize(run_dir: Path) -> RunSummary:
     run, tasks, steps = stored.run, stored.tasks, len(stored.steps)
     if run is None:
         raise StoreError(f"{run_dir / DB_FILE} holds no run")
-    model = (json.loads(run["provenance_json"] or "{}").get("model") or {})
+    model = Provenance.from_dict(json.loads(run["provenance_json"] or "{}")).model
     return RunSummary(
         Path(run_dir), run["run_id"], run["suite"] or "-", model.get("name") or "-",
         run["status"], len(json.loads(run["task_ids_json"] or "[]")),

@@ -21,7 +21,7 @@ import pytest
 from cli_run import run_cli
 
 import edgeagent.accuracy.rescore as accuracy_rescore
-import edgeagent.accuracy.run as accuracy_run
+import edgeagent.accuracy.workload as accuracy_run
 from edgeagent.accuracy import (
     MIN_SAMPLE_COUNT,
     AccuracyResult,

@@ -16,7 +16,7 @@ import pytest
 from cli_run import run_cli
 
 from edgeagent.host_busy import own_lineage, sample_host_load
-from edgeagent.meter.interference import HostCpuReader, parse_cpu_line, phase_load
+from edgeagent.meter.cpu_load import HostCpuReader, parse_cpu_line, phase_load
 from edgeagent.meter.sample import CpuCounters, Sample
 from edgeagent.results.interference import (
     INTERFERENCE_THRESHOLD,

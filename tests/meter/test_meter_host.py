@@ -11,7 +11,7 @@ from pathlib import Path
 import paths
 import pytest
 
-from edgeagent.meter.host import HostReader
+from edgeagent.meter.host_state import HostReader
 from edgeagent.meter.sampler import Sampler
 
 FIXTURES = paths.FIXTURES / "sysfs"

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from edgeagent.replay.summary import scores_json
+from edgeagent.replay.result_summary import scores_json
 from edgeagent.results.compliance import performance_checks
 from edgeagent.rundir import SCORES_FILE
 

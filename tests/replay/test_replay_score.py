@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from edgeagent.replay.result_summary import mlperf_scores
 from edgeagent.replay.score import (
     executables,
     intent_codes,
@@ -21,7 +22,6 @@ from edgeagent.replay.score import (
     score_intent,
     score_turn,
 )
-from edgeagent.replay.summary import mlperf_scores
 
 DATASET = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "mlperf" / \
     "agentic_coding_2.5h.jsonl"

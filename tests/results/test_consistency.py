@@ -24,6 +24,7 @@ from edgeagent.results.consistency import (
     speed_consistency,
 )
 from edgeagent.results.metrics import RunData
+from edgeagent.rundir import Provenance
 
 
 def _contexts() -> list[int]:
@@ -49,8 +50,8 @@ def _rows(contexts: list[int], *, slow: dict[int, float] | None = None,
 
 
 def _data(rows: list[dict[str, Any]]) -> RunData:
-    return RunData(label="r", run_dirs=("r",), runs=(), provenance={}, config={}, tasks=(),
-                   steps=tuple(rows), samples=())
+    return RunData(label="r", run_dirs=("r",), runs=(), provenance=Provenance(), config={},
+                   tasks=(), steps=tuple(rows), samples=())
 
 
 def test_a_step_four_times_slower_is_flagged_with_its_ratio() -> None:

@@ -48,8 +48,8 @@ class QuestionWorkload:
     def store_config(self, config: Any) -> dict[str, Any]:
         return config.to_dict()
 
-    def provenance(self, provenance: dict[str, Any]) -> None:
-        provenance["questions"] = len(self.questions)
+    def provenance(self) -> dict[str, Any]:
+        return {"questions": len(self.questions)}
 
     def unit_ids(self) -> tuple[str, ...]:
         return tuple(self.questions)

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from . import apple, battery, estimate, hwmon, jetson, nvml, rapl, rpi
-from .base import Discovery, MeteredSource, SourceInfo, Unavailable
 from .battery import MIN_INTERVAL_S as BATTERY_MIN_INTERVAL_S
+from .family import Discovery, MeteredSource, SourceInfo, Unavailable
 from .jetson import GPU_OF_NAMES, board_info
 from .reading import KEPT, read_str
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from edgeagent.meter.sources.base import (
+from edgeagent.meter.sources.family import (
     Described,
     Discovery,
     MeteredSource,

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import psutil
 
-from edgeagent.meter.sources.base import Discovery, SourceInfo, Unavailable
+from edgeagent.meter.sources.family import Discovery, SourceInfo, Unavailable
 
 FAMILY = "estimate"
 NAME = "estimate:cpu-tdp"

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from edgeagent.meter.sources import jetson
-from edgeagent.meter.sources.base import Described, Discovery, SourceInfo, Unavailable
+from edgeagent.meter.sources.family import Described, Discovery, SourceInfo, Unavailable
 from edgeagent.meter.sources.reading import KEPT
 
 FAMILY = "hwmon"

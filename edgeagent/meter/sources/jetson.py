@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from edgeagent.meter.sources.base import (
+from edgeagent.meter.sources.family import (
     Described,
     Discovery,
     MeteredSource,

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from edgeagent.meter.sources.base import Described, Discovery, SourceInfo, Unavailable
+from edgeagent.meter.sources.family import Described, Discovery, SourceInfo, Unavailable
 
 FAMILY = "nvml"
 NOT_INSTALLED_FIX = 'pip install "edgeagent[nvml]"'

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from edgeagent.meter.sources.base import Described, Discovery, SourceInfo, Unavailable
+from edgeagent.meter.sources.family import Described, Discovery, SourceInfo, Unavailable
 from edgeagent.meter.sources.reading import KEPT
 
 FAMILY = "rapl"

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from edgeagent.meter.sources.base import Described, Discovery, SourceInfo, Unavailable
+from edgeagent.meter.sources.family import Described, Discovery, SourceInfo, Unavailable
 from edgeagent.meter.sources.reading import first_line
 
 FAMILY = "rpi"

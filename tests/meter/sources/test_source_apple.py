@@ -19,7 +19,7 @@ import pytest
 from edgeagent.meter.energy import PowerSource, read_source
 from edgeagent.meter.sources import apple
 from edgeagent.meter.sources.apple import PowermetricsReading, parse_powermetrics
-from edgeagent.meter.sources.base import SCOPES, Unavailable
+from edgeagent.meter.sources.family import SCOPES, Unavailable
 
 FIXTURES = paths.FIXTURES / "commands"
 MACOS12 = (FIXTURES / "powermetrics_macos12_m1.txt").read_text()

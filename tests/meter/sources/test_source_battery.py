@@ -10,7 +10,7 @@ import pytest
 
 from edgeagent.meter.energy import PowerSource
 from edgeagent.meter.sources import battery
-from edgeagent.meter.sources.base import Unavailable
+from edgeagent.meter.sources.family import Unavailable
 
 FIXTURES = paths.FIXTURES / "sysfs" / "battery"
 BAT0 = "sys/class/power_supply/BAT0"

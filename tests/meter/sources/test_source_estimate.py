@@ -10,8 +10,8 @@ import pytest
 
 from edgeagent.meter.energy import PowerSource, read_source
 from edgeagent.meter.sources import estimate
-from edgeagent.meter.sources.base import SCOPES, Unavailable
 from edgeagent.meter.sources.estimate import EstimateSource
+from edgeagent.meter.sources.family import SCOPES, Unavailable
 
 
 class FakeCpuPercent:

@@ -26,7 +26,7 @@ from edgeagent.meter.energy import (
     read_source,
 )
 from edgeagent.meter.sources import choose_total, hwmon
-from edgeagent.meter.sources.base import SCOPES, Discovery, Unavailable
+from edgeagent.meter.sources.family import SCOPES, Discovery, Unavailable
 
 FIXTURES = paths.FIXTURES / "sysfs" / "hwmon"
 S = 1_000_000_000

@@ -10,7 +10,7 @@ import pytest
 
 from edgeagent.meter.energy import PowerSource
 from edgeagent.meter.sources import jetson
-from edgeagent.meter.sources.base import SCOPES, Unavailable
+from edgeagent.meter.sources.family import SCOPES, Unavailable
 
 FIXTURES = paths.FIXTURES / "sysfs" / "jetson"
 

@@ -11,7 +11,7 @@ import pytest
 
 from edgeagent.meter.energy import EnergyCounter, PowerSource, read_source
 from edgeagent.meter.sources import nvml as nvml_source
-from edgeagent.meter.sources.base import SCOPES, Unavailable
+from edgeagent.meter.sources.family import SCOPES, Unavailable
 
 
 # The error hierarchy mirrors pynvml's: every error is an NVMLError subclass.

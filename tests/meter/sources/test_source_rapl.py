@@ -25,7 +25,7 @@ from edgeagent.meter.energy import (
     read_source,
 )
 from edgeagent.meter.sources import rapl
-from edgeagent.meter.sources.base import SCOPES, Discovery, Unavailable
+from edgeagent.meter.sources.family import SCOPES, Discovery, Unavailable
 
 FIXTURES = paths.FIXTURES / "sysfs" / "rapl"
 NESTED = Path("sys/devices/virtual/powercap")

@@ -16,7 +16,7 @@ import pytest
 
 from edgeagent.meter.energy import PowerSource, read_source
 from edgeagent.meter.sources import rpi
-from edgeagent.meter.sources.base import Unavailable
+from edgeagent.meter.sources.family import Unavailable
 
 FIXTURES = paths.FIXTURES / "commands"
 PI5 = (FIXTURES / "vcgencmd_pmic_read_adc_pi5.txt").read_text()

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import json
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -36,7 +35,7 @@ from ..run import (
     model_label,
     task_record,
 )
-from ..rundir import ACCURACY_SAMPLES_FILE, PROVENANCE_FILE, ResumePlan, plan_resume
+from ..rundir import ACCURACY_SAMPLES_FILE, ResumePlan, plan_resume
 from .bfcl import AstChecker
 from .extract import scorable_calls, scored_output
 from .records import BfclRecord, load_subset
@@ -46,6 +45,7 @@ from .samples import (
     append_sample,
     drop_partial_line,
     read_samples,
+    recorded_accuracy,
 )
 from .sampling import Selection, select_records
 from .scoring import Checker, score_sample
@@ -103,11 +103,7 @@ def resumed_records(plan: ResumePlan, load: Callable[[str], list[BfclRecord]] = 
                     ) -> tuple[list[BfclRecord], dict[str, Any]]:
     """The records of an interrupted run, in its order, from the ids it recorded, and how
     the run was made (its provenance's `accuracy`)."""
-    path = plan.run_dir / PROVENANCE_FILE
-    try:
-        info = json.loads(path.read_text()).get("accuracy") or {}
-    except (OSError, ValueError) as exc:
-        raise StoreError(f"cannot read {path}: {exc} (give an accuracy run directory)") from exc
+    info = recorded_accuracy(plan.run_dir)
     subset_of = info.get("subset_of")
     if not subset_of:
         raise StoreError(f"{plan.run_dir} is not an accuracy run (no accuracy section in its "
@@ -213,8 +209,8 @@ class AccuracyWorkload:
     def store_config(self, config: RunConfig) -> dict[str, Any]:
         return config.to_dict()
 
-    def provenance(self, provenance: dict[str, Any]) -> None:
-        provenance["accuracy"] = self.info
+    def provenance(self) -> dict[str, Any]:
+        return {"accuracy": self.info}
 
     def unit_ids(self) -> tuple[str, ...]:
         return tuple(r.id for r in self.records)
