@@ -132,6 +132,9 @@ class StepRecord:
     load_decode: PhaseLoad = field(default_factory=lambda: PhaseLoad(None, None, None))
     load_tool: PhaseLoad = field(default_factory=lambda: PhaseLoad(None, None, None))
     cpu_mhz: float | None = None
+    # what the run's unit judged of this step, as a JSON object (a replay turn's MLPerf score
+    # and actions): stored with the step, in the same commit; None where nothing is judged
+    scored: str | None = None
 
     @property
     def step_ms(self) -> float:
@@ -258,10 +261,22 @@ class StepAnswered:
     step: StepRecord
 
 
+@dataclass(frozen=True)
+class Scored:
+    """A unit's judgement of a step it never generated (a replay turn dropped by a timeout
+    or an engine error, or not issued after one): stored as a StepRecord's `scored` is, under
+    the step number the turn would have had."""
+
+    task_id: str
+    attempt: int
+    step: int
+    scored: str  # a JSON object
+
+
 # Sinks ignore the event types they do not know, so live markers cost them nothing.
 Event = (
     RunStarted | TaskStarted | StepRecord | StepAnswered | TaskRecord | RunFinished
-    | SampleBatch | PhaseStarted | TokenDelta
+    | SampleBatch | PhaseStarted | TokenDelta | Scored
 )
 
 
@@ -304,6 +319,7 @@ def step_record(
     t_tool_end: int,
     repeats: int | None = None,
     prompt: list[dict[str, str]] | None = None,
+    scored: str | None = None,
 ) -> StepRecord:
     """The StepRecord of one generation and what its action did, built the same way by the
     live loop and by replay."""
@@ -343,6 +359,7 @@ def step_record(
         spec_target_passes=gen.extra.get("spec_target_passes"),
         repeats=repeats,
         prompt=prompt,
+        scored=scored,
         **_retrieval_fields(result.retrieval),
         **endpoint_fields(gen),
     )

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StoreError
-from ..rundir import ACCURACY_SAMPLES_FILE, PROVENANCE_FILE, read_provenance
+from ..rundir import ACCURACY_SAMPLES_FILE, PROVENANCE_FILE, read_provenance, read_run
 
 
 @dataclass(frozen=True)
@@ -70,12 +70,18 @@ class SampleResult:
         return cls(**values)
 
 
-def append_sample(run_dir: Path, sample: SampleResult) -> None:
-    """One line, flushed and fsynced before the sample's run.db record is written."""
-    with (run_dir / ACCURACY_SAMPLES_FILE).open("a", encoding="utf-8") as f:
-        f.write(json.dumps(sample.to_dict(), ensure_ascii=False) + "\n")
-        f.flush()
-        os.fsync(f.fileno())
+def sample_json(sample: SampleResult) -> str:
+    """What the sample's step stores beside it (run.db's `scored`), in the step's commit."""
+    return json.dumps(sample.to_dict(), ensure_ascii=False)
+
+
+def write_samples_file(run_dir: Path, samples: Sequence[SampleResult]) -> None:
+    """accuracy_samples.jsonl from the stored samples, replaced whole (a reader's copy: the
+    store holds each sample with its step)."""
+    text = "".join(sample_json(s) + "\n" for s in samples)
+    tmp = run_dir / (ACCURACY_SAMPLES_FILE + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, run_dir / ACCURACY_SAMPLES_FILE)
 
 
 def drop_partial_line(run_dir: Path) -> None:
@@ -88,6 +94,16 @@ def drop_partial_line(run_dir: Path) -> None:
 
 
 def read_samples(run_dir: Path) -> dict[str, SampleResult]:
+    """id -> the sample of the attempt that counts: as run.db stores it with its step; for a
+    run written before samples were stored there, its file's last line of each id."""
+    stored = {}
+    for row in read_run(run_dir, samples=False).scored:
+        sample = SampleResult.from_dict(json.loads(row["scored_json"]))
+        stored[sample.id] = sample
+    return {**{i: s for i, s in _file_samples(run_dir).items() if i not in stored}, **stored}
+
+
+def _file_samples(run_dir: Path) -> dict[str, SampleResult]:
     """id -> the sample's last line; a last line a kill cut short is ignored."""
     path = run_dir / ACCURACY_SAMPLES_FILE
     if not path.is_file():

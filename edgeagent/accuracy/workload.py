@@ -22,7 +22,7 @@ from typing import Any
 from ..config import RunConfig, load_config
 from ..engine import ContextOverflow, EngineError, EngineFactory, Generation, build_engine
 from ..errors import ConfigError, StoreError
-from ..events import EventSink, TaskRecord, TaskStarted, step_record
+from ..events import EventSink, Scored, TaskRecord, TaskStarted, step_record
 from ..meter import reset_peak_rss
 from ..models import resolve_model
 from ..replay import ContextChoice, auto_n_ctx
@@ -42,10 +42,12 @@ from .records import BfclRecord, load_subset
 from .rules import BFCL_EVAL_VERSION, MAX_NEW_TOKENS, SEED, SUITE, TEMPERATURE, TOOL_CHOICE
 from .samples import (
     SampleResult,
-    append_sample,
     drop_partial_line,
+    in_order,
     read_samples,
     recorded_accuracy,
+    sample_json,
+    write_samples_file,
 )
 from .sampling import Selection, select_records
 from .scoring import Checker, score_sample
@@ -242,7 +244,9 @@ class AccuracyWorkload:
 
     def after_close(self, run_dir: Path) -> None:
         ids = [r.id for r in self.records]
-        self.document.update(results_document(list(read_samples(run_dir).values()), ids,
+        samples = read_samples(run_dir)
+        write_samples_file(run_dir, in_order(samples, ids))
+        self.document.update(results_document(list(samples.values()), ids,
                                               self.info, self.reference))
         write_results(run_dir, self.document)
 
@@ -264,18 +268,19 @@ def evaluate(ctx: _RunContext, session: RunSession, record: BfclRecord,
                                   tool_choice=TOOL_CHOICE if record.tools else None)
     except (ContextOverflow, EngineError) as exc:
         sample = dropped_sample(record, attempt, exc)
+        session.emit(Scored(record.id, attempt, 0, sample_json(sample)))  # no step of its own
     else:
-        session.emit(_step(gen, record.id, attempt, wall_start))
         sample = answered_sample(record, attempt, gen, ctx.checker)
-    append_sample(session.run_dir, sample)
+        session.emit(_step(gen, record.id, attempt, wall_start, sample_json(sample)))
     session.emit(sample_task(sample, session.collector.steps,
                              (time.monotonic_ns() - t0) / 1e6))
     return sample, session.collector.tasks[-1]
 
 
-def _step(gen: Generation, sample_id: str, attempt: int, wall_start: float) -> Any:
+def _step(gen: Generation, sample_id: str, attempt: int, wall_start: float,
+          scored: str) -> Any:
     """The sample's one StepRecord, built as the live loop and replay build theirs; its
-    action is the first native call."""
+    action is the first native call, and the sample's verdict (`scored`) is stored with it."""
     first = gen.tool_calls[0] if gen.tool_calls else None
     args: dict[str, Any] | None = None
     if first is not None:
@@ -288,7 +293,7 @@ def _step(gen: Generation, sample_id: str, attempt: int, wall_start: float) -> A
         gen, task_id=sample_id, attempt=attempt, step=0, wall_start=wall_start,
         action_name=first.name if first else None, action_args=args, format_error=None,
         result=_NoTool(), observation="", truncated=False, observation_tokens=0,
-        t_tool_start=gen.t_end_ns, t_tool_end=gen.t_end_ns)
+        t_tool_start=gen.t_end_ns, t_tool_end=gen.t_end_ns, scored=scored)
 
 
 def answered_sample(record: BfclRecord, attempt: int, gen: Generation,

@@ -25,6 +25,7 @@ each headed by their call id).
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import time
@@ -48,7 +49,8 @@ from ..engine import (
     TurnTimeout,
     tool_call_grammar,
 )
-from ..events import EventSink, TaskStarted, step_record
+from ..events import EventSink, Scored, TaskStarted, step_record
+from ..rundir import judgement
 from ..sandbox import ToolResult as SandboxResult
 from ..sandbox import ToolSpec
 from .dataset import Conversation, Row, ToolCall
@@ -348,6 +350,8 @@ def replay_conversation(
             turn, reexecuted = _replay_turn(conv.id, attempt, step, prompt, engine, sink,
                                             settings, constraints, executor)
             timed_out = turn if turn.reason and turn.reason.startswith(TIMEOUT) else None
+        if turn.status == "dropped":  # no step: its judgement is stored alone
+            sink.emit(Scored(conv.id, attempt, turn.step, judgement(dataclasses.asdict(turn))))
         turns.append(turn)
         on_turn(turn)
     dropped = any(t.status == "dropped" for t in turns)
@@ -388,19 +392,20 @@ def _replay_turn(
     seen = phase.observation or ""
     result = SandboxResult(seen, phase.exit_code, phase.error, phase.ms)
     action_name, action_args, format_error = action_fields(parsed)
+    turn = TurnResult(
+        conv_id, row.turn, step, "completed", None, ref.score(predicted),
+        ref.truth, predicted, gen.context_tokens, gen.reused_tokens, gen.prefill_tokens,
+        gen.decoded_tokens, gen.ttft_ms, gen.tpot_ms, (gen.t_end_ns - gen.t_start_ns) / 1e6,
+        phase.ms, gen.text, domain, own_score,
+    )
     sink.emit(step_record(
         gen, task_id=conv_id, attempt=attempt, step=step, wall_start=wall_start,
         action_name=action_name, action_args=action_args, format_error=format_error,
         result=result, observation=seen, truncated=False,
         observation_tokens=engine.count_tokens(seen), t_tool_start=phase.t_start_ns,
-        t_tool_end=phase.t_end_ns,
+        t_tool_end=phase.t_end_ns, scored=judgement(dataclasses.asdict(turn)),
     ))
-    return TurnResult(
-        conv_id, row.turn, step, "completed", None, ref.score(predicted),
-        ref.truth, predicted, gen.context_tokens, gen.reused_tokens, gen.prefill_tokens,
-        gen.decoded_tokens, gen.ttft_ms, gen.tpot_ms, (gen.t_end_ns - gen.t_start_ns) / 1e6,
-        phase.ms, gen.text, domain, own_score,
-    ), phase.reexecuted
+    return turn, phase.reexecuted
 
 
 def _dropped(conv_id: str, step: int, row: Row, reason: str) -> TurnResult:

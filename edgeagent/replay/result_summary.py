@@ -28,8 +28,8 @@ from ..rundir import (
     REPORT_FILE,
     SCORES_FILE,
     SUMMARY_FILE,
-    TURNS_FILE,
     read_run,
+    turns_of,
 )
 from .endpoints_schema import endpoints_fields
 from .score import mean_score, scored_mean
@@ -48,23 +48,21 @@ def stats(values: Sequence[float | None]) -> dict[str, float | int | None] | Non
     return out
 
 
-def read_turns(run_dir: Path) -> list[dict[str, Any]]:
-    path = Path(run_dir) / TURNS_FILE
-    if not path.is_file():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-
-def summarize(run_dir: Path, settings: dict[str, Any]) -> dict[str, Any]:
+def summarize_turns(run_dir: Path, settings: dict[str, Any]
+                    ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """result_summary.json's content, and the turns it was made from."""
     run_dir = Path(run_dir)
-    turns = read_turns(run_dir)
-    run, steps = _run_and_steps(run_dir)
+    stored = read_run(run_dir, samples=False)
+    turns = turns_of(stored, run_dir)  # read once: the summary and scores.json share them
+    run = stored.run
+    # every kept step by (conversation, step): a resumed replay's superseded attempts left out
+    steps = {(r["task_id"], r["step"]): r for r in stored.steps}
     done = [t for t in turns if t["status"] == "completed"]
     dropped = [t for t in turns if t["status"] == "dropped"]
     verdict = check_run(run_dir)  # the one verdict, as `edgeagent check` gives it
     gen_s = sum((t["latency_ms"] or 0) for t in done) / 1000
     out_tokens = sum(t["decoded_tokens"] or 0 for t in done)
-    return {
+    summary = {
         "benchmark": "edgeagent replay (MLPerf Inference Edge Agentic compatible, teacher-forced)",
         "run_id": run["run_id"] if run else None,
         "run_status": run["status"] if run else None,
@@ -92,19 +90,13 @@ def summarize(run_dir: Path, settings: dict[str, Any]) -> dict[str, Any]:
                            run["wall_ms"] if run else None),
         "settings": settings,
     }
+    return summary, turns
 
 
 # (summary key, turn field) of each per-turn distribution, in the summary's order
 _TURN_STATS = (("latency_ms", "latency_ms"), ("ttft_ms", "ttft_ms"), ("tpot_ms", "tpot_ms"),
                ("isl_tokens", "context_tokens"), ("osl_tokens", "decoded_tokens"),
                ("reused_tokens", "reused_tokens"), ("prefill_tokens", "prefill_tokens"))
-
-
-def _run_and_steps(run_dir: Path) -> tuple[Any, dict[tuple[str, int], Any]]:
-    """The run row (None before it started) and every kept step by (conversation, step):
-    a resumed replay's superseded attempts are left out."""
-    stored = read_run(run_dir, samples=False)
-    return stored.run, {(r["task_id"], r["step"]): r for r in stored.steps}
 
 
 def _reasons(verdict: Verdict, turns: Sequence[dict[str, Any]],
@@ -213,10 +205,9 @@ def mlperf_scores(turns: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 
 def write_summary(run_dir: Path, settings: dict[str, Any]) -> dict[str, Any]:
-    summary = summarize(run_dir, settings)
+    summary, turns = summarize_turns(run_dir, settings)
     (Path(run_dir) / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n")
-    (Path(run_dir) / SCORES_FILE).write_text(
-        json.dumps(scores_json(read_turns(run_dir)), indent=2) + "\n")
+    (Path(run_dir) / SCORES_FILE).write_text(json.dumps(scores_json(turns), indent=2) + "\n")
     (Path(run_dir) / REPORT_FILE).write_text(summary_text(summary) + "\n")
     # the same result as a report directory MLPerf's checker loads (results/mlperf_report.py)
     write_replay_report(Path(run_dir), SCORES_FILE)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..rundir import TURNS_FILE, Provenance, read_config, read_run
+from ..rundir import TURNS_FILE, Provenance, StoredRun, read_config, read_run, turns_of
 from .outcomes import is_accuracy, succeeded, unanswered, words
 from .percentiles import Bound, early_stopping_bound, percentile
 
@@ -52,17 +52,12 @@ class RunData:
     replay_dropped: int | None = None
 
 
-def _replay_dropped(run_dir: Path) -> int | None:
-    path = run_dir / TURNS_FILE
-    if not path.is_file():
+def _replay_dropped(stored: StoredRun, run_dir: Path) -> int | None:
+    """A replay's dropped turns; None for a run that is not a replay (no turns stored and no
+    turns file)."""
+    if not stored.scored and not (run_dir / TURNS_FILE).is_file():
         return None
-    dropped = 0
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        try:
-            dropped += json.loads(line).get("status") == "dropped"
-        except (ValueError, AttributeError):
-            continue  # a torn last line of a crashed replay
-    return dropped
+    return sum(1 for t in turns_of(stored, run_dir) if t.get("status") == "dropped")
 
 
 def load_run(run_dir: Path | str) -> RunData:
@@ -76,7 +71,7 @@ def load_run(run_dir: Path | str) -> RunData:
         runs=stored.runs, provenance=prov, config=read_config(run_dir) or {},
         tasks=stored.tasks, steps=stored.steps, samples=stored.samples,
         power=tuple(power_trace(prov, stored.readings)), extra_columns=stored.columns,
-        replay_dropped=_replay_dropped(run_dir),
+        replay_dropped=_replay_dropped(stored, run_dir),
     )
 
 

@@ -29,7 +29,6 @@ from ..replay import (
     Preset,
     ReplaySettings,
     ToolCall,
-    TurnResult,
     auto_n_ctx,
     replay_conversation,
     require_context,
@@ -45,6 +44,7 @@ from ..rundir import (
     ResumePlan,
     plan_resume,
     resume_config,
+    write_turns_file,
 )
 from ..sandbox import Toolbox, Workspace
 from ..suite import load_suite, suites_root, task_limits
@@ -166,13 +166,6 @@ def _task_record(result: ConversationResult, attempt: int, steps: list[StepRecor
         + (f"; {dropped} dropped turn(s)" if dropped else ""))
 
 
-def _append_turn(path: Path, turn: TurnResult) -> None:
-    with path.open("a", encoding="utf-8") as f:
-        f.write(json.dumps(dataclasses.asdict(turn), ensure_ascii=False) + "\n")
-        f.flush()
-        os.fsync(f.fileno())
-
-
 def greedy_config(config: RunConfig) -> tuple[RunConfig, str]:
     """Replay is teacher-forced and greedy: sampling settings in the config are ignored, and
     the note saying so is recorded with the replay (provenance `replay.sampling`)."""
@@ -274,15 +267,13 @@ class ReplayWorkload:
         """One conversation, its task record (with its metered energy) as stored."""
         conv = next(c for c in self.source.conversations if c.id == unit)
         collector = session.collector
-        turns_path = session.run_dir / TURNS_FILE
         collector.steps.clear()
         t_conv = time.monotonic_ns()
         with _executor_for(conv, self.source, self.config, session.engine,
                            self.reexecute_tools) as executor:
             result = replay_conversation(
                 conv, session.engine, session.sink, self.settings, executor=executor,
-                stop_requested=self.stop_requested,
-                on_turn=lambda t: _append_turn(turns_path, t), attempt=attempt,
+                stop_requested=self.stop_requested, attempt=attempt,
             )
         session.emit(_task_record(result, attempt, list(collector.steps),
                                   (time.monotonic_ns() - t_conv) / 1e6,
@@ -293,7 +284,7 @@ class ReplayWorkload:
         pass
 
     def after_close(self, run_dir: Path) -> None:
-        (run_dir / TURNS_FILE).touch()  # a session that failed before its first conversation
+        write_turns_file(run_dir)  # every turn stored so far (none: a session failed early)
         self.summary.update(write_summary(run_dir, self.replay_info))
 
 

@@ -12,5 +12,6 @@ __all__, __getattr__ = lazy_exports(__name__, {
     "provenance_record": ("Provenance",),
     "read": ("StoredRun", "read_run"),
     "resume": ("ResumePlan", "plan_resume", "resume_config"),
+    "turns": ("TURN_FIELDS", "judgement", "read_turns", "turns_of", "write_turns_file"),
     "store": ("LOAD_PARTS", "RunStore", "kept_attempts", "make_run_dir", "open_run_db"),
 })

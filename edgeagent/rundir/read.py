@@ -26,6 +26,8 @@ class StoredRun:
     samples: tuple[Row, ...] = ()  # t_ns, cpu_percent, rss_bytes, temp_c, cpu_mhz
     readings: tuple[Row, ...] = ()  # t_ns, source, value: each power source per sample
     columns: dict[str, tuple[str, ...]] = field(default_factory=dict)  # runs/tasks/steps
+    # the units' judgements of steps (task_id, attempt, step, scored_json), in store order
+    scored: tuple[Row, ...] = ()
 
     @property
     def run(self) -> Row | None:
@@ -61,6 +63,7 @@ def read_run(run_dir: Path | str, *, samples: bool = True) -> StoredRun:
             readings=(_rows(db, "SELECT * FROM sample_readings ORDER BY t_ns")
                       if samples else ()),
             columns={t: _columns(db, t) for t in ("runs", "tasks", "steps")},
+            scored=_rows(db, f"SELECT * FROM scored WHERE {kept} ORDER BY rowid"),
         )
     except sqlite3.Error as exc:
         raise StoreError(f"cannot read {run_dir / DB_FILE}: {exc} (is it a run directory?)"

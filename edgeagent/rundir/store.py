@@ -6,12 +6,13 @@ is flushed as it is written, so a crash or Ctrl-C loses at most the step in prog
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from ..events import (
     RunFinished,
     RunStarted,
     SampleBatch,
+    Scored,
     StepAnswered,
     StepRecord,
     TaskRecord,
@@ -36,8 +38,9 @@ SCHEMA_VERSION = 1
 
 # a PhaseLoad's columns, after its field's name (load_decode_other_s, ...), then _null_reason
 LOAD_PARTS = ("other_s", "steal_s", "cpus_s")
-# StepRecord fields that go to the trajectory file only (large or per-token)
-_TRAJECTORY_ONLY = {"observation", "per_token_ms", "prompt"}
+# StepRecord fields that are not columns of `steps`: the trajectory file's only (large or
+# per-token), and the unit's judgement, which has its own table (`scored`)
+_TRAJECTORY_ONLY = {"observation", "per_token_ms", "prompt", "scored"}
 
 
 def _step_columns() -> list[tuple[str, str]]:
@@ -118,6 +121,8 @@ def _schema_sql() -> str:
         reason TEXT, superseded_wall REAL, PRIMARY KEY (task_id, attempt));
     CREATE TABLE IF NOT EXISTS resumes (resumed_wall REAL, kept_tasks_json TEXT,
         provenance_json TEXT);
+    CREATE TABLE IF NOT EXISTS scored (task_id TEXT, attempt INTEGER, step INTEGER,
+        scored_json TEXT NOT NULL, PRIMARY KEY (task_id, attempt, step));
     """
 
 
@@ -226,6 +231,8 @@ class RunStore:
             self._run_finished(event)
         elif isinstance(event, SampleBatch):
             self._samples(event)
+        elif isinstance(event, Scored):
+            self._scored_row(event)
 
     def _run_started(self, event: RunStarted) -> None:
         self._run_id = event.run_id
@@ -270,9 +277,27 @@ class RunStore:
         trajectory gets the step once, when it is whole)."""
         names = ", ".join(n for n, _ in STEP_COLUMNS)
         marks = ", ".join("?" for _ in STEP_COLUMNS)
-        with self.db:
+        with self._transaction():  # the step and its judgement: neither without the other
             self.db.execute(f"INSERT OR REPLACE INTO steps ({names}) VALUES ({marks})",
                             _step_row(step))
+            if step.scored is not None:
+                self._scored_row(Scored(step.task_id, step.attempt, step.step, step.scored))
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """One commit for everything the block writes: the connection commits each statement
+        on its own (isolation_level None) unless a transaction is begun."""
+        self.db.execute("BEGIN")
+        try:
+            yield
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    def _scored_row(self, scored: Scored) -> None:
+        self.db.execute("INSERT OR REPLACE INTO scored VALUES (?, ?, ?, ?)",
+                        (scored.task_id, scored.attempt, scored.step, scored.scored))
 
     def _task(self, task: TaskRecord) -> None:
         names = ", ".join(TASK_COLUMNS)
@@ -283,8 +308,10 @@ class RunStore:
         self._append(task.task_id, {"type": "task_finished", **task.to_dict()})
 
     def _samples(self, batch: SampleBatch) -> None:
-        # one transaction per batch: the sampler runs at 20 Hz, a commit per sample would not
-        with self.db:
+        # one transaction per batch: the sampler runs at 20 Hz, a commit (an fsync) per
+        # sample and reading would not keep up (the connection commits each statement
+        # on its own unless a transaction is begun)
+        with self._transaction():
             self.db.executemany(
                 "INSERT OR REPLACE INTO samples VALUES (?, ?, ?, ?, ?, ?)",
                 [(*s[:5], s[6] if len(s) > 6 else None) for s in batch.samples],
