@@ -1,6 +1,8 @@
 """Compare two run directories' run.db row by row on everything that does not depend on the
-clock: steps, tokens, actions, observations, outcomes, terminations. Used to show that a
-refactor changed no behaviour (the same run made before and after it).
+clock: steps, tokens, actions, observations, outcomes, terminations; and, where a run has
+them, its per-unit files (a replay's turns with their scores, an accuracy run's samples with
+their verdicts), line by line. Used to show that a refactor changed no behaviour (the same
+run made before and after it).
 
     python tools/diff_runs.py RUN_DIR_BEFORE RUN_DIR_AFTER [--json]
 
@@ -18,6 +20,9 @@ from pathlib import Path
 
 TABLES = {"runs": ("run_id",), "tasks": ("task_id", "attempt"),
           "steps": ("task_id", "attempt", "step")}
+# a run directory's per-unit files (rundir/files.py names them) and the fields keying a line
+UNIT_FILES = {"replay_turns.jsonl": ("conversation_id", "step"),
+              "accuracy_samples.jsonl": ("id", "attempt")}
 # columns that hold clock readings, durations, energy or host load (load_*: the CPU time other
 # processes and steal took per phase): they differ between any two runs of the same code, so
 # they are not behaviour
@@ -48,11 +53,33 @@ def _rows(db: Path, table: str) -> dict[tuple, dict[str, object]]:
     return rows
 
 
-def diff(before: Path, after: Path) -> dict[str, object]:
-    """Per table: row counts and every differing (key, column, before, after)."""
-    out: dict[str, object] = {}
+def _lines(path: Path, key: tuple[str, ...]) -> dict[tuple, dict[str, object]]:
+    """A per-unit file's lines by their key, clock fields left out (a line a kill cut short
+    skipped)."""
+    rows: dict[tuple, dict[str, object]] = {}
+    for line in path.read_text(encoding="utf-8").splitlines() if path.is_file() else ():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        rows[tuple(record.get(k) for k in key)] = {
+            k: v for k, v in record.items() if not CLOCK_COLUMN.search(k)}
+    return rows
+
+
+def _tables(before: Path, after: Path):
     for table in TABLES:
-        a, b = _rows(before / "run.db", table), _rows(after / "run.db", table)
+        yield table, _rows(before / "run.db", table), _rows(after / "run.db", table)
+    for name, key in UNIT_FILES.items():
+        if (before / name).is_file() or (after / name).is_file():
+            yield name, _lines(before / name, key), _lines(after / name, key)
+
+
+def diff(before: Path, after: Path) -> dict[str, object]:
+    """Per table (and per-unit file): row counts and every differing (key, column, before,
+    after)."""
+    out: dict[str, object] = {}
+    for table, a, b in _tables(before, after):
         cells = [
             {"key": list(key), "column": col, "before": a[key].get(col), "after": b[key].get(col)}
             for key in sorted(set(a) & set(b), key=str)
