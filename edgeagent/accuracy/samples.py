@@ -10,14 +10,19 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import StoreError
-from ..rundir import ACCURACY_SAMPLES_FILE, PROVENANCE_FILE, read_provenance, read_run
+from ..rundir import (
+    ACCURACY_SAMPLES_FILE,
+    PROVENANCE_FILE,
+    read_provenance,
+    read_run,
+    replace_file,
+)
 
 
 @dataclass(frozen=True)
@@ -78,19 +83,7 @@ def sample_json(sample: SampleResult) -> str:
 def write_samples_file(run_dir: Path, samples: Sequence[SampleResult]) -> None:
     """accuracy_samples.jsonl from the stored samples, replaced whole (a reader's copy: the
     store holds each sample with its step)."""
-    text = "".join(sample_json(s) + "\n" for s in samples)
-    tmp = run_dir / (ACCURACY_SAMPLES_FILE + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, run_dir / ACCURACY_SAMPLES_FILE)
-
-
-def drop_partial_line(run_dir: Path) -> None:
-    """A kill mid-write can leave the last line cut short: drop it before appending more."""
-    path = run_dir / ACCURACY_SAMPLES_FILE
-    data = path.read_bytes() if path.is_file() else b""
-    if data and not data.endswith(b"\n"):
-        with path.open("r+b") as f:
-            f.truncate(data.rfind(b"\n") + 1)
+    replace_file(run_dir / ACCURACY_SAMPLES_FILE, "".join(sample_json(s) + "\n" for s in samples))
 
 
 def read_samples(run_dir: Path) -> dict[str, SampleResult]:

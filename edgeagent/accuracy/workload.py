@@ -42,7 +42,6 @@ from .records import BfclRecord, load_subset
 from .rules import BFCL_EVAL_VERSION, MAX_NEW_TOKENS, SEED, SUITE, TEMPERATURE, TOOL_CHOICE
 from .samples import (
     SampleResult,
-    drop_partial_line,
     in_order,
     read_samples,
     recorded_accuracy,
@@ -226,7 +225,6 @@ class AccuracyWorkload:
         if plan is None:
             yield {}
             return
-        drop_partial_line(session.run_dir)
         self.kept_samples = read_samples(session.run_dir)
         yield {i: r for i, r in plan.done.items() if i in self.kept_samples}
 

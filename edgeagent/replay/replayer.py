@@ -321,7 +321,6 @@ def replay_conversation(
     *,
     executor: ToolExecutor | None = None,
     stop_requested: Callable[[], bool] = lambda: False,
-    on_turn: Callable[[TurnResult], None] = lambda t: None,
     attempt: int = 0,
 ) -> ConversationResult:
     """`attempt`: 0, or the next try of a conversation a resumed replay runs again."""
@@ -353,7 +352,6 @@ def replay_conversation(
         if turn.status == "dropped":  # no step: its judgement is stored alone
             sink.emit(Scored(conv.id, attempt, turn.step, judgement(dataclasses.asdict(turn))))
         turns.append(turn)
-        on_turn(turn)
     dropped = any(t.status == "dropped" for t in turns)
     return ConversationResult(conv.id, "dropped_turns" if dropped else "completed", tuple(turns))
 

@@ -9,6 +9,7 @@ repeated run's repeats.json."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -62,3 +63,11 @@ def read_provenance(run_dir: Path) -> Provenance | None:
         return None
     data = json.loads(path.read_text(encoding="utf-8"))
     return Provenance.from_dict(data) if isinstance(data, dict) else None
+
+
+def replace_file(path: Path, text: str) -> None:
+    """Write `path` whole through a temporary file beside it: a reader sees the old file or
+    the new one, never half of either."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)

@@ -10,11 +10,10 @@ from the file, and a resumed one from both, each conversation from one of them."
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
-from .files import TURNS_FILE
+from .files import TURNS_FILE, replace_file
 from .read import Row, StoredRun, read_run
 
 # a turn's fields, in the file's order: the judgement's and the step's
@@ -85,7 +84,5 @@ def write_turns_file(run_dir: Path) -> None:
     """replay_turns.jsonl from the stored turns, replaced whole (readers outside edgeagent
     and older tools read the file)."""
     run_dir = Path(run_dir)
-    text = "".join(json.dumps(t, ensure_ascii=False) + "\n" for t in read_turns(run_dir))
-    tmp = run_dir / (TURNS_FILE + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, run_dir / TURNS_FILE)
+    replace_file(run_dir / TURNS_FILE,
+                 "".join(json.dumps(t, ensure_ascii=False) + "\n" for t in read_turns(run_dir)))
