@@ -116,13 +116,21 @@ def accuracy_gate(name: str, measured: float | None, reference: float, *,
 
 
 def max_in_flight(steps: Sequence[dict[str, Any]]) -> int:
-    """The most requests whose [start, last token] intervals overlap at any instant."""
+    """The most requests whose [start, last token] intervals overlap at any instant.
+
+    The step clocks are monotonic, which restart with each boot: a run resumed on another
+    machine (or after a reboot) has segments whose monotonic times overlap although they
+    ran hours apart. So each interval is placed on the wall clock at its `wall_start`
+    (time.time() just before the request) and keeps its monotonic length."""
     edges: list[tuple[int, int]] = []
     for s in steps:
         start = s.get("t_start_ns")
+        if start is None:
+            continue
         end = s.get("t_decode_end_ns") or s.get("t_first_token_ns") or start
-        if start is not None:
-            edges += [(start, 1), (end, -1)]
+        wall = s.get("wall_start")
+        origin = round(wall * 1e9) if wall is not None else start
+        edges += [(origin, 1), (origin + end - start, -1)]
     # an end sorts before a start at the same instant: back-to-back requests never overlap
     edges.sort()
     most = now = 0

@@ -58,7 +58,9 @@ def read_run(run_dir: Path | str, *, samples: bool = True) -> StoredRun:
         return StoredRun(
             runs=_rows(db, "SELECT * FROM runs"),
             tasks=_rows(db, f"SELECT * FROM tasks WHERE {kept} ORDER BY rowid"),
-            steps=_rows(db, f"SELECT * FROM steps WHERE {kept} ORDER BY t_start_ns"),
+            # wall clock first: monotonic clocks restart in a run resumed after a reboot
+            steps=_rows(db, f"SELECT * FROM steps WHERE {kept} "
+                            "ORDER BY wall_start, t_start_ns"),
             samples=_rows(db, "SELECT * FROM samples ORDER BY t_ns") if samples else (),
             readings=(_rows(db, "SELECT * FROM sample_readings ORDER BY t_ns")
                       if samples else ()),

@@ -136,17 +136,44 @@ def test_overlapping_requests_fail_single_stream(compliant_run: Path, tmp_path: 
     run_dir = copy_of(compliant_run, tmp_path)
     db = sqlite3.connect(run_dir / "run.db")
     try:
-        first, second = db.execute("SELECT rowid, t_start_ns, t_decode_end_ns FROM steps "
-                                   "ORDER BY t_start_ns LIMIT 2").fetchall()
-        # the second request starts before the first one's last token: two in flight
-        db.execute("UPDATE steps SET t_start_ns = ? WHERE rowid = ?",
-                   (first[2] - 1, second[0]))
+        first, second = db.execute("SELECT rowid, wall_start, t_start_ns, t_decode_end_ns "
+                                   "FROM steps ORDER BY wall_start LIMIT 2").fetchall()
+        # the second request starts (on both clocks) half way through the first one
+        early = (first[3] - first[2]) // 2
+        db.execute("UPDATE steps SET wall_start = ?, t_start_ns = ?, t_decode_end_ns = "
+                   "t_decode_end_ns - t_start_ns + ? WHERE rowid = ?",
+                   (first[1] + early / 1e9, first[2] + early, first[2] + early, second[0]))
         db.commit()
     finally:
         db.close()
     _, doc, _ = check(run_dir)
     single = by_name(doc)["single_stream"]
     assert not single["passed"] and single["detail"].startswith("max_in_flight=2 ")
+
+
+@pytest.mark.slow
+def test_a_run_resumed_after_a_reboot_is_still_single_stream(compliant_run: Path,
+                                                             tmp_path: Path) -> None:
+    # a resume on another boot: the later turns' monotonic clock starts near zero again, so
+    # their monotonic intervals overlap the earlier turns'; on the wall clock they follow
+    run_dir = copy_of(compliant_run, tmp_path)
+    db = sqlite3.connect(run_dir / "run.db")
+    try:
+        rows = db.execute("SELECT rowid, t_start_ns FROM steps ORDER BY wall_start").fetchall()
+        later = [r[0] for r in rows[len(rows) // 2:]]
+        # the second boot's clock: its first turn starts 1 ns after the first boot's did
+        shift = rows[len(rows) // 2][1] - rows[0][1] - 1
+        for rowid in later:
+            db.execute("UPDATE steps SET t_start_ns = t_start_ns - ?, t_first_token_ns = "
+                       "t_first_token_ns - ?, t_decode_end_ns = t_decode_end_ns - ? "
+                       "WHERE rowid = ?", (shift, shift, shift, rowid))
+        db.commit()
+    finally:
+        db.close()
+    _, doc, _ = check(run_dir)
+    single = by_name(doc)["single_stream"]
+    assert single["passed"], single["detail"]
+    assert single["detail"].startswith("max_in_flight=1 ")
 
 
 @pytest.mark.slow
