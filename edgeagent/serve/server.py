@@ -91,6 +91,7 @@ class _Handler(BaseHTTPRequestHandler):
         completion_id, model = new_completion_id(), self.service.model_name
         live = (not request.tools or request.tool_choice == "none") and not request.stop
         started = False
+        streamed: list[str] = []
 
         def on_text(text: str) -> None:
             nonlocal started
@@ -99,6 +100,7 @@ class _Handler(BaseHTTPRequestHandler):
                 self._event(chunk(completion_id, model, {"role": "assistant", "content": ""}))
                 started = True
             if live and text:
+                streamed.append(text)
                 self._event(chunk(completion_id, model, {"content": text}))
 
         try:
@@ -113,8 +115,11 @@ class _Handler(BaseHTTPRequestHandler):
         self.service.record(served)
         if not started:
             on_text("")
-        if not live and served.answer.content:
-            self._event(chunk(completion_id, model, {"content": served.answer.content}))
+        # what was not streamed as it was decoded (all of it where the text is held back, or
+        # an engine that answers whole without calling back) follows in one chunk
+        rest = _unstreamed(served.answer.content or "", "".join(streamed))
+        if rest:
+            self._event(chunk(completion_id, model, {"content": rest}))
         for part in final_chunks(served.gen, served.answer, completion_id, model, request):
             self._event(part)
         self._end_events()
@@ -243,3 +248,8 @@ class ChatServer:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _unstreamed(content: str, streamed: str) -> str:
+    """The end of `content` the client has not had yet: it had `streamed`, a prefix of it."""
+    return content[len(streamed):] if content.startswith(streamed) else ""
