@@ -34,8 +34,9 @@ from .settings import setting, settings_of, values_of
 
 # which agent works the tasks (edgeagent/harness/): edgeagent (our loop), single-shot (the
 # issue and the one file it names, one answer), mini-swe-agent (the real one, its commands in
-# our sandbox), cmd (agent_cmd: any program, confined whole, our endpoint its network)
-AGENTS = ("edgeagent", "single-shot", "mini-swe-agent", "cmd")
+# our sandbox), aider (the real one from its own environment, confined whole), cmd (agent_cmd:
+# any program, confined whole, our endpoint its network)
+AGENTS = ("edgeagent", "single-shot", "mini-swe-agent", "aider", "cmd")
 # the sections a run's config is made of, each owned by its package; a key is a field of one
 SECTIONS = (LimitsConfig, SandboxConfig, LlamaConfig, SamplingConfig, SpecConfig,
             EndpointConfig, MeterConfig, RetrievalConfig)
@@ -57,8 +58,8 @@ class RunConfig(RetrievalConfig, MeterConfig, EndpointConfig, SpecConfig, Sampli
     out: str = setting("runs", "directory that receives the run directory")
     agent: str = setting(
         "edgeagent", "who works the tasks: edgeagent (our loop), single-shot (the issue and the "
-        "one file it names, one answer), mini-swe-agent (needs the [mini-swe-agent] extra); "
-        "docs/agents.md", metavar="NAME")
+        "one file it names, one answer), mini-swe-agent (needs the [mini-swe-agent] extra), "
+        "aider (needs `edgeagent agents install aider`); docs/agents.md", metavar="NAME")
     agent_cmd: str | None = setting(
         None, "any agent program, run whole in the sandbox with our endpoint as its only "
         "network; placeholders {issue} {issue_file} {base_url} {model} {api_key} {max_steps} "
@@ -220,6 +221,12 @@ def _check_spec(config: RunConfig, where: str) -> None:
         raise ConfigError(
             f"{where}: key 'spec' needs greedy decoding (drafts are verified against the "
             f"argmax), but temperature is {config.temperature}; set spec: off or temperature: 0"
+        )
+    if config.spec != "off" and config.repair and config.repair_strategy != "repair":
+        raise ConfigError(
+            f"{where}: key 'spec' needs greedy decoding, but repair_strategy "
+            f"{config.repair_strategy} samples its rounds; set spec: off or repair_strategy: "
+            "repair"
         )
     if config.spec != "off" and config.repeat_penalty != 1:
         raise ConfigError(

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
+from pathlib import Path
 
 from ..engine import Message
 from ..sandbox import PathRefused, Toolbox, ToolResult
@@ -52,17 +53,28 @@ class DraftOutcome:
     tested: str | None = None
 
 
-def draft_target(toolbox: Toolbox, title: str, issue: str) -> DraftTarget | None:
-    """The draft's file and prompt, or None when the issue points at no single text file:
-    the one source file it names, else the one that defines what it names (locate.py)."""
-    ws = toolbox.workspace
-    rel, _ = file_to_fix(ws.root, issue)
-    found_by = "named in the issue"
-    if rel is None:
-        rel, names = defining_file(ws.root, source_files(ws.root), issue)
-        found_by = f"the issue names none; it defines {names}"
+def located_file(root: Path, issue: str) -> tuple[str, str] | None:
+    """(workspace-relative path, how it was found) of the one file the issue points at: the
+    one source file it names, else the one that defines what it names (locate.py); None
+    when there is no single one. The draft's file, and the file an external agent that
+    takes files (aider) is given."""
+    rel, _ = file_to_fix(root, issue)
+    if rel is not None:
+        return rel, "named in the issue"
+    rel, names = defining_file(root, source_files(root), issue)
     if rel is None:
         return None
+    return rel, f"the issue names none; it defines {names}"
+
+
+def draft_target(toolbox: Toolbox, title: str, issue: str) -> DraftTarget | None:
+    """The draft's file and prompt, or None when the issue points at no single text file
+    (located_file)."""
+    ws = toolbox.workspace
+    located = located_file(ws.root, issue)
+    if located is None:
+        return None
+    rel, found_by = located
     try:
         data = ws.resolve(rel).read_bytes()
     except (OSError, PathRefused):  # refused or unreadable: the loop's tools will say why

@@ -13,6 +13,8 @@ from .stuck import DEFAULT_STUCK_AFTER
 DEFAULT_MAX_STEPS = 20
 DEFAULT_WALL_S = 600.0
 TOOL_FORMATS = ("auto", "native", "text")
+# repair.py: greedy repairs shown the tests' output; sampled drafts; sampled repairs
+REPAIR_STRATEGIES = ("repair", "sample", "mix")
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,19 @@ class LimitsConfig:
     repair: int = setting(
         0, "after a draft that fails the visible tests, up to N repair drafts shown the "
         "tests' output, each written and tested like the draft (0: none)", metavar="N")
+    # repair.py: what each repair round asks (docs/agents.md); sampled rounds draw at
+    # SAMPLED_DRAFT_TEMPERATURE with the round's number as the seed
+    repair_strategy: str = setting(
+        "repair", "what each --repair round asks: repair (greedy, the drafted file and the "
+        "tests' output), sample (the draft's own prompt again, sampled, seeded), mix (the "
+        "repair prompt, sampled)", choices=REPAIR_STRATEGIES)
+    # loop.py: after a whole-file draft (and its repairs) that was not kept, the loop's steps
+    # are capped: on core's recorded trajectories the loop's fixes after a draft came by its
+    # 4th step, and the steps after that resolved nothing (docs/results/step-budget.md)
+    after_draft_steps: int | None = setting(
+        None, "after a whole-file draft (and its repairs) that was not kept, at most N more "
+        "steps of the loop; the task then ends `step_budget`", minimum=1, metavar="N",
+        default_text="up to the step limit")
 
 
 @dataclass(frozen=True)
@@ -76,3 +91,5 @@ class AgentLimits:
     stuck_after: int = LimitsConfig.stuck_after  # identical steps that end a task; 0: never
     draft_first: bool = LimitsConfig.draft_first
     repair: int = LimitsConfig.repair
+    repair_strategy: str = LimitsConfig.repair_strategy
+    after_draft_steps: int | None = LimitsConfig.after_draft_steps

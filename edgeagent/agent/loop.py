@@ -4,9 +4,10 @@ It knows the Engine protocol, the Toolbox and an event sink, and nothing of SQLi
 console, the TUI or sensors: each completed step is emitted as a StepRecord.
 
 When the issue names one source file, step 0 is a whole-file draft (draft.py), kept only if
-the visible tests pass; with `repair`, a draft that failed is followed by repair drafts shown
-the tests' output (repair.py); the loop's conversation starts without them, told in one line
-what they tried.
+the visible tests pass; with `repair`, a draft that was not kept is followed by repair rounds
+(repair.py: greedy repairs shown the tests' output, sampled drafts, or sampled repairs); the
+loop's conversation starts without them, told in one line what they tried, and with
+`after_draft_steps` it gets that many steps at most.
 
 A task is an `_Episode`: one step queries the model, parses its action, acts and observes.
 Whatever ends the task (a limit, the engine, the model submitting) raises `_TaskEnded` with
@@ -15,8 +16,9 @@ the LoopResult, so `run_agent` has one place that turns an end into its result.
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,7 +30,13 @@ from .actions import Action, FormatError, action_constraint, action_fields, pars
 from .draft import DraftOutcome, DraftTarget, apply_draft, changes_a_line, draft_target
 from .limits import AgentLimits
 from .native import native_action, native_constraint, openai_tools
-from .repair import FEEDBACK_TOKENS, failing_first, repair_prompt, tried_note
+from .repair import (
+    FEEDBACK_TOKENS,
+    SAMPLED_DRAFT_TEMPERATURE,
+    failing_first,
+    repair_prompt,
+    tried_note,
+)
 from .stuck import RepeatCounter, is_stuck, stuck_reason
 from .whole_file import generate_whole_file
 
@@ -85,13 +93,26 @@ def run_agent(
                 episode.check_limits(first, stop_requested())
                 first = episode.repair(first)
             episode.note_repairs()
-        for step in range(first, limits.max_steps):
+        last = _last_step(limits, first)
+        for step in range(first, last):
             episode.check_limits(step, stop_requested())
             episode.step(step)
     except _TaskEnded as end:
         return end.result
+    if last < limits.max_steps:
+        return LoopResult("step_budget", last, episode.context,
+                          f"{limits.after_draft_steps} steps after a whole-file draft that "
+                          "was not kept")
     return LoopResult("max_steps", limits.max_steps, episode.context,
                       f"the step limit, {limits.max_steps} steps")
+
+
+def _last_step(limits: AgentLimits, first: int) -> int:
+    """The step the loop stops before: the step limit, or, after a draft (and repairs) that
+    was not kept (first > 0), the budget after it, whichever comes first."""
+    if first == 0 or limits.after_draft_steps is None:
+        return limits.max_steps
+    return min(limits.max_steps, first + limits.after_draft_steps)
 
 
 class _Episode:
@@ -142,33 +163,64 @@ class _Episode:
         return 1
 
     def can_repair(self, step: int) -> bool:
-        """Another repair draft fits: asked for, a tested draft to repair, a step left for
-        the loop after it."""
-        return (self.repairs < self.limits.repair and self.failed is not None
-                and self.failed[1].tested is not None and step < self.limits.max_steps - 1)
+        """Another repair round fits: asked for, a draft that was not kept (one the tests ran
+        on, for greedy repairs), a step left for the loop after it."""
+        if (self.repairs >= self.limits.repair or self.failed is None
+                or step >= self.limits.max_steps - 1):
+            return False
+        return self.limits.repair_strategy != "repair" or self.failed[1].tested is not None
 
     def repair(self, step: int) -> int:
-        """Step `step` as a repair of the last tested draft (repair.py): the issue, the file
-        as drafted and the tests' output on it, failing lines first, trimmed."""
-        assert self.failed is not None and self.failed[1].tested is not None
+        """Step `step` as a repair round (repair.py): the issue, the file as last drafted
+        and the tests' output on it, failing lines first, trimmed (repair, mix); or the
+        draft's own prompt again (sample, or mix before any draft was tested); sampled,
+        seeded by the round's number, except greedy repairs."""
+        assert self.failed is not None
         target, last = self.failed
-        drafted = last.tested or target.text
-        feedback = self.engine.truncate_to_tokens(failing_first(last.result.output),
-                                                  FEEDBACK_TOKENS)
-        messages = repair_prompt(target.path, drafted, self.title, self.issue, feedback)
+        strategy = self.limits.repair_strategy
         self.repairs += 1
-        content = drafted if len(drafted) > len(target.text) else target.text
-        outcome = self.whole_file_step(step, target, messages, content, "repair")
+        shown = last.tested if strategy != "sample" else None
+        if shown is not None:
+            feedback = self.engine.truncate_to_tokens(failing_first(last.result.output),
+                                                      FEEDBACK_TOKENS)
+            messages = repair_prompt(target.path, shown, self.title, self.issue, feedback)
+        else:
+            messages = list(target.messages)
+        sampled = None if strategy == "repair" else (SAMPLED_DRAFT_TEMPERATURE, self.repairs)
+        content = shown if shown is not None and len(shown) > len(target.text) else target.text
+        with self.sampling(step, sampled):
+            outcome = self.whole_file_step(step, target, messages, content, "repair",
+                                           {"strategy": strategy, "sampled": sampled})
         if outcome is None:  # no room for the file and the output: no more repairs
             self.repairs = self.limits.repair
             return step
-        if outcome.tested is None or not changes_a_line(drafted, outcome.tested):
+        if sampled is None and (outcome.tested is None
+                                or not changes_a_line(last.tested or target.text, outcome.tested)):
             # the same file again, or none: greedy decoding would answer the next repair,
             # asked the same, the same way (seen on core: the 1.5B copied its draft)
             self.repairs = self.limits.repair
-        else:
+        elif outcome.tested is not None:
             self.failed = (target, outcome)
         return step + 1
+
+    @contextlib.contextmanager
+    def sampling(self, step: int, sampled: tuple[float, int] | None) -> Iterator[None]:
+        """(temperature, seed) for the generations inside the block; None: the engine's own
+        (greedy). An engine that cannot sample per call, or will not (speculative decoding
+        verifies greedily), ends the task."""
+        if sampled is None:
+            yield
+            return
+        override = getattr(self.engine, "sampling_override", None)
+        if override is None:
+            raise _TaskEnded("engine_error", step, self.context,
+                             "sampled repair rounds need an engine that samples per call")
+        with contextlib.ExitStack() as stack:
+            try:
+                stack.enter_context(override(temperature=sampled[0], seed=sampled[1]))
+            except ValueError as exc:
+                raise _TaskEnded("engine_error", step, self.context, str(exc)) from exc
+            yield
 
     def note_repairs(self) -> None:
         """After the last failed repair, the loop's conversation is told in one line what
@@ -176,11 +228,13 @@ class _Episode:
         if not self.repairs or self.failed is None:
             return
         target, last = self.failed
-        note = tried_note(target.path, self.repairs + 1, last.result.output)
+        failure = last.result.output if last.tested is not None else None
+        note = tried_note(target.path, self.repairs + 1, failure)
         self.messages[1] = Message("user", f"{self.messages[1].text}\n\n{note}")
 
     def whole_file_step(self, step: int, target: DraftTarget, messages: list[Message],
-                        content: str, action: str) -> DraftOutcome | None:
+                        content: str, action: str,
+                        how: dict[str, Any] | None = None) -> DraftOutcome | None:
         """One whole-file answer written and tested as step `step` (the draft or a repair);
         kept, it submits the task; None when the file does not fit the window."""
         wall_start = time.time()
@@ -201,7 +255,8 @@ class _Episode:
         t_tool_end = time.monotonic_ns()
         self.sink.emit(step_record(
             gen, task_id=self.task_id, attempt=self.attempt, step=step, wall_start=wall_start,
-            action_name=action, action_args={"path": target.path, "found_by": target.found_by},
+            action_name=action,
+            action_args={"path": target.path, "found_by": target.found_by, **(how or {})},
             format_error=None,
             result=outcome.result, observation=outcome.observation, truncated=False,
             observation_tokens=self.engine.count_tokens(outcome.observation),

@@ -1,8 +1,10 @@
 """Repair drafts: after a whole-file draft fails the visible tests, the model is shown the
 issue, the file as it drafted it and what the tests said (the failing assertions first,
-trimmed to fit) and answers with the corrected whole file again. Each repair is written and
-tested like the draft (draft.apply_draft): the first that passes is kept and the task
-submitted; one that fails is put back byte for byte.
+trimmed to fit) and answers with the corrected whole file again (strategy `repair`, greedy;
+`mix` samples it). Strategy `sample` asks the draft's own prompt again, sampled and seeded,
+after any draft that was not kept (one that changed no line included). Each round is
+written and tested like the draft (draft.apply_draft): the first that passes is kept and
+the task submitted; one that fails is put back byte for byte.
 
 Why: on one-line bugs with the 1.5B model, 11 of the loop's 12 fixes came from the draft at
 step 0; after a failed draft the loop, which knew nothing of the draft or of the tests'
@@ -20,6 +22,10 @@ from .whole_file import SYSTEM_PROMPT, language_of
 
 # how much of the tests' output a repair prompt carries (the file itself comes on top)
 FEEDBACK_TOKENS = 768
+# the temperature of sampled rounds (--repair-strategy sample|mix), each seeded by its round's
+# number: where a greedy model repeats itself, a sampled one answers differently; 0.8 as
+# Agentless samples its candidate patches
+SAMPLED_DRAFT_TEMPERATURE = 0.8
 # lines that say what failed: unittest's FAIL/ERROR heads and AssertionError lines, pytest's
 # `E   ` lines and FAILED summary, any Error or Exception line
 _FAILURE = re.compile(r"^(FAIL|ERROR|FAILED)\b|^E\s|Error\b|Exception\b|\bassert",
@@ -55,12 +61,16 @@ def repair_prompt(rel: str, drafted: str, title: str, issue: str,
     return [Message("system", SYSTEM_PROMPT), Message("user", user)]
 
 
-def tried_note(rel: str, drafts: int, last_failure: str) -> str:
-    """The one line the loop's conversation gets after the last repair failed."""
+def tried_note(rel: str, drafts: int, last_failure: str | None) -> str:
+    """The one line the loop's conversation gets after the last repair round was not kept;
+    `last_failure`: the visible tests' output on the last draft they ran on (None: no draft
+    changed the file)."""
+    if last_failure is None:
+        return (f"Note: {drafts} whole-file rewrites of {rel} were tried; none changed a "
+                "line of it.")
     lines = [line.strip() for line in last_failure.splitlines() if line.strip()]
     # the assertion's own message says most (which value), then the failing test's name
     first = next((line for line in lines if _MESSAGE.search(line)),
                  next((line for line in lines if _FAILURE.search(line)), "no output"))
     return (f"Note: {drafts} whole-file rewrites of {rel} were tried and put back; the "
             f"visible tests failed on each (last: {first[:200]}).")
-

@@ -13,6 +13,7 @@ from .. import __version__
 from ..errors import UserError
 from . import (
     accuracy,
+    agents,
     doctor,
     index,
     models,
@@ -27,8 +28,8 @@ from . import (
 )
 
 # in `edgeagent --help` order
-COMMAND_GROUPS = (run, serve, report, models, tasks, sensors, doctor, replay, accuracy, sweep,
-                  index, view)
+COMMAND_GROUPS = (run, serve, report, models, agents, tasks, sensors, doctor, replay, accuracy,
+                  sweep, index, view)
 
 
 def build_parser() -> argparse.ArgumentParser:

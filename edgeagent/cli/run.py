@@ -32,7 +32,8 @@ if TYPE_CHECKING:
 
 RUN_KEYS = ("suite", "tasks", "out", "max_steps", "max_context_tokens", "max_new_tokens",
             "wall_s", "command_timeout_s", "baseline_s", "retrieval", "stuck_after",
-            "draft_first", "repair", "agent", "agent_cmd")
+            "draft_first", "repair", "repair_strategy", "after_draft_steps", "agent",
+            "agent_cmd")
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -50,7 +51,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    help="run only this task (repeatable)")
     add_flags(p, RunConfig, ("out", "max_steps", "max_context_tokens", "max_new_tokens",
                              "wall_s", "command_timeout_s", "stuck_after", "draft_first",
-                             "repair", "agent", "agent_cmd"))
+                             "repair", "repair_strategy", "after_draft_steps", "agent",
+                             "agent_cmd"))
     add_engine_flags(p)
     add_sampling_flags(p)
     add_meter_flags(p)

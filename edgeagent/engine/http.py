@@ -37,12 +37,13 @@ EngineError carrying the server's own message, so the run never hangs.
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import json
 import os
 import socket
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -292,6 +293,20 @@ class HttpEngine:
         except (ValueError, AttributeError):
             return "unknown", {}
         return _OWNERS.get(str(first.get("owned_by", "")).lower(), "unknown"), first
+
+    @contextlib.contextmanager
+    def sampling_override(self, temperature: float | None = None, top_p: float | None = None,
+                          seed: int | None = None) -> Iterator[None]:
+        """Other sampling for the requests sent inside the block (a sampled draft), the
+        settings restored after; as the in-process engine's."""
+        saved = self.settings
+        changes = {k: v for k, v in (("temperature", temperature), ("top_p", top_p),
+                                     ("seed", seed)) if v is not None}
+        self.settings = replace(saved, **changes)
+        try:
+            yield
+        finally:
+            self.settings = saved
 
     def provenance(self) -> dict[str, Any]:
         scope = (

@@ -1,7 +1,8 @@
 """The agents `edgeagent run --agent NAME` knows, checked before the model loads, and the
 endpoint external ones share for the run (AgentContext): built in `edgeagent` (our loop) and
-`single-shot`; external `mini-swe-agent` (host process, its commands in our sandbox) and `cmd`
-(`--agent-cmd`, a program confined whole)."""
+`single-shot`; external `mini-swe-agent` (host process, its commands in our sandbox), `aider`
+(the real aider from its own environment, confined whole) and `cmd` (`--agent-cmd`, a program
+confined whole)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from ..sandbox import ProcessLimits, Workspace
 from .agent_endpoint import AgentHost
 from .command import check_template, run_command_agent
 
-EXTERNAL_AGENTS = ("mini-swe-agent", "cmd")
+EXTERNAL_AGENTS = ("mini-swe-agent", "aider", "cmd")
 # where each task's agent output (and mini-swe-agent's trajectory) goes in the run directory
 AGENT_LOG_DIR = "agents"
 
@@ -40,6 +41,25 @@ def check_agent(agent: str, agent_cmd: str | None) -> None:
         missing = mini_swe_available()
         if missing is not None:
             raise ConfigError(f"--agent mini-swe-agent: {missing}")
+    if agent == "aider":
+        from .aider_env import aider_available
+
+        missing = aider_available()
+        if missing is not None:
+            raise ConfigError(f"--agent aider: {missing}")
+
+
+def agent_status() -> list[tuple[str, str]]:
+    """(name, whether it can run here) for every agent `--agent` takes."""
+    from .aider_env import aider_available, aider_program
+    from .mini_swe import mini_swe_available
+
+    mini, aider = mini_swe_available(), aider_available()
+    return [("edgeagent", "ready (our loop, the default)"),
+            ("single-shot", "ready"),
+            ("mini-swe-agent", "ready" if mini is None else mini),
+            ("aider", f"ready ({aider_program()})" if aider is None else aider),
+            ("cmd", "ready (--agent-cmd 'TEMPLATE': any program)")]
 
 
 def agent_provenance(config: Any) -> dict[str, Any]:
@@ -47,8 +67,8 @@ def agent_provenance(config: Any) -> dict[str, Any]:
     if config.agent == "edgeagent":
         rounds = int(getattr(config, "repair", 0) or 0)
         out["draft_first"] = bool(getattr(config, "draft_first", True))
-        out["repair"] = {"rounds": rounds, "strategy": "repair drafts shown the visible "
-                         "tests' output, failing lines first"} if rounds else None
+        out["repair"] = _repair_provenance(rounds, getattr(config, "repair_strategy", "repair"))
+        out["after_draft_steps"] = getattr(config, "after_draft_steps", None)
     if config.agent == "cmd":
         out["command"] = config.agent_cmd
     if config.agent == "mini-swe-agent":
@@ -57,7 +77,25 @@ def agent_provenance(config: Any) -> dict[str, Any]:
         with contextlib.suppress(PackageNotFoundError):
             out["version"] = version("mini-swe-agent")
         out["config"] = "default.yaml (shipped), DefaultAgent, greedy"
+    if config.agent == "aider":
+        from .aider import aider_provenance
+
+        out.update(aider_provenance())
     return out
+
+
+def _repair_provenance(rounds: int, strategy: str) -> dict[str, Any] | None:
+    if not rounds:
+        return None
+    from ..agent import SAMPLED_DRAFT_TEMPERATURE
+
+    asks = {"repair": "the drafted file and the visible tests' output, failing lines first",
+            "sample": "the draft's own prompt again",
+            "mix": "the drafted file and the visible tests' output (the draft's prompt while "
+                   "no draft was tested)"}[strategy]
+    sampled = (f"sampled at temperature {SAMPLED_DRAFT_TEMPERATURE:g}, seed = the round's "
+               "number" if strategy != "repair" else "greedy")
+    return {"rounds": rounds, "strategy": strategy, "asks": asks, "decoding": sampled}
 
 
 @contextlib.contextmanager
@@ -76,7 +114,7 @@ def open_agents(agent: str, engine: Engine, sink: EventSink, run_dir: Path,
 def run_external(
     agent: str, agent_cmd: str | None, agents: AgentContext, *, task_id: str, attempt: int,
     title: str, issue: str, ws: Workspace, process_limits: ProcessLimits, max_steps: int,
-    wall_s: float, stop_requested: Callable[[], bool | str],
+    wall_s: float, stop_requested: Callable[[], bool | str], test_command: str | None = None,
 ) -> LoopResult:
     common = {"task_id": task_id, "attempt": attempt, "title": title, "issue": issue, "ws": ws,
               "host": agents.host, "max_steps": max_steps, "wall_s": wall_s,
@@ -84,6 +122,10 @@ def run_external(
     if agent == "cmd":
         assert agent_cmd is not None
         return run_command_agent(template=agent_cmd, limits=process_limits, **common)
+    if agent == "aider":
+        from .aider import run_aider_task
+
+        return run_aider_task(test_command=test_command, limits=process_limits, **common)
     from .mini_swe_run import run_mini_swe_task
 
     return run_mini_swe_task(limits=process_limits, **common)

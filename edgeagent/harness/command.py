@@ -22,6 +22,7 @@ import re
 import shlex
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from ..agent import LoopResult
 from ..errors import ConfigError
@@ -68,12 +69,21 @@ def agent_command(template: str, values: dict[str, str]) -> str:
     return exports + _PLACEHOLDER.sub(fill, template)
 
 
-def run_command_agent(
-    *, template: str, task_id: str, attempt: int, title: str, issue: str, ws: Workspace,
-    host: AgentHost, limits: ProcessLimits, max_steps: int, wall_s: float, log_dir: Path,
-    stop_requested: Callable[[], bool | str] = lambda: False,
-) -> LoopResult:
+def run_command_agent(*, template: str, **task: Any) -> LoopResult:
     """Start the agent in the workspace, confined, with the task's limits; wait for it."""
+    return run_confined_agent(lambda values: agent_command(template, values), **task)
+
+
+def run_confined_agent(
+    command_for: Callable[[dict[str, str]], str], *, task_id: str, attempt: int, title: str,
+    issue: str, ws: Workspace, host: AgentHost, limits: ProcessLimits, max_steps: int,
+    wall_s: float, log_dir: Path, stop_requested: Callable[[], bool | str] = lambda: False,
+    show: tuple[str, ...] = (),
+) -> LoopResult:
+    """The command `command_for(values)` makes from the task's values (PLACEHOLDERS), run in
+    the workspace, confined, with the task's limits and the endpoint its only network; `show`
+    adds directories it may read (an agent's own environment). Its output is kept in
+    log_dir."""
     if stop_requested():
         return LoopResult("interrupted", 0, 0)
     text = f"{title}\n\n{issue}"
@@ -84,8 +94,8 @@ def run_command_agent(
               "workdir": str(ws.root)}
     confined = dataclasses.replace(
         limits, timeout_s=wall_s, cpu_s=max(limits.cpu_s, int(wall_s) + 1),
-        endpoint=(SANDBOX_PORT, str(host.socket_path)))
-    command = agent_command(template, values)
+        endpoint=(SANDBOX_PORT, str(host.socket_path)), show=(*limits.show, *show))
+    command = command_for(values)
     try:
         result, tally = host.recorder.run_agent(
             task_id, attempt, title, issue, max_steps,

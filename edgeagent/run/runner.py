@@ -94,6 +94,8 @@ def _agent_limits(task: Task, config: RunConfig, tool_format: str) -> AgentLimit
         stuck_after=config.stuck_after,
         draft_first=config.draft_first,
         repair=config.repair,
+        repair_strategy=config.repair_strategy,
+        after_draft_steps=config.after_draft_steps,
         tool_format=tool_format,
     )
 
@@ -164,7 +166,8 @@ def _drive(
         assert agents is not None
         return run_external(config.agent, config.agent_cmd, agents, ws=ws,
                             process_limits=process_limits, max_steps=limits.max_steps,
-                            wall_s=limits.wall_s or DEFAULT_WALL_S, **common)
+                            wall_s=limits.wall_s or DEFAULT_WALL_S,
+                            test_command=task.test_command, **common)
     retriever = retrieval.retriever(ws.root) if retrieval is not None else None
     try:
         return run_agent(
@@ -260,8 +263,8 @@ def execute_run(
     suite = load_suite(config.suite)
     tasks = select_tasks(suite, config.tasks)
     check_out_writable(Path(config.out))
+    check_agent(config.agent, config.agent_cmd)  # before the sandbox probe and the model load
     preflight(tasks, config)
-    check_agent(config.agent, config.agent_cmd)  # before the model loads
     retrieval = _retrieval_service(config)
     peak_rss_scope = reset_peak_rss()  # the run's own peak, model load included
     model, engine = build_engine(config, progress=progress, engine_factory=engine_factory)

@@ -104,6 +104,8 @@ class ProcessLimits:
     workspace_bytes: int = 2 << 30  # the whole workspace (hard bound only; see disk.py)
     disk_entries: int = 100_000  # files and directories one command may add
     hide: tuple[str, ...] = ()  # paths never shown to the command (suites, run dir, models)
+    # directories shown read-only beside the system's and Python's: an agent's own environment
+    show: tuple[str, ...] = ()
     # (port, Unix socket path): the one endpoint the command may reach, as 127.0.0.1:port
     endpoint: tuple[int, str] | None = None
 
@@ -287,8 +289,9 @@ def _hidden_paths(extra: tuple[str, ...] = ()) -> list[str]:
 
 
 def _confine_argv(workspace: Path, command: str, hide: tuple[str, ...] = (),
-                  endpoint: tuple[int, str] | None = None, probe: bool = False) -> list[str]:
-    bound = [*_SYSTEM_DIRS, *_python_dirs()]
+                  endpoint: tuple[int, str] | None = None, probe: bool = False,
+                  show: tuple[str, ...] = ()) -> list[str]:
+    bound = [*_SYSTEM_DIRS, *_python_dirs(), *(os.path.realpath(d) for d in show)]
     where = os.path.realpath(workspace)
     # FIFOs and sockets in what is bound: read-only does not stop their use, a mask does.
     # Looked at again for each new workspace; a probe's own is not one. The Nix store holds
@@ -737,7 +740,8 @@ def _command_argv(command: str, cwd: Path, limits: ProcessLimits,
         # the relay only where the namespace is ours: on the host's loopback it would clash
         endpoint = limits.endpoint if net_flags else None
         layer = [layer_arg] if layer_arg else []
-        return [unshare, *flags, *_confine_argv(cwd, command, limits.hide, endpoint), *layer]
+        return [unshare, *flags,
+                *_confine_argv(cwd, command, limits.hide, endpoint, show=limits.show), *layer]
     return [unshare, *flags, _shell(), "-c", command]
 
 

@@ -8,15 +8,22 @@ Through the real runner, sandbox, grading and store, a scripted engine playing t
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from scripted import ScriptedEngine
 from scripted_run import run_fix_add
 
-from edgeagent.agent.repair import FEEDBACK_TOKENS, failing_first, tried_note
+from edgeagent.agent.repair import (
+    FEEDBACK_TOKENS,
+    SAMPLED_DRAFT_TEMPERATURE,
+    failing_first,
+    tried_note,
+)
 from edgeagent.agent.whole_file import SYSTEM_PROMPT
 from edgeagent.engine.base import Message
 
@@ -137,3 +144,110 @@ def test_a_repair_that_repeats_its_draft_ends_the_repairs(
     task, steps, _, _ = _run(tmp_path, tiny_model_path, engine, repair=3)
     assert [s["action_name"] for s in steps] == ["draft", "repair", "read_file", "submit"]
     assert engine.prompts[2][0].text != SYSTEM_PROMPT
+
+
+class ReadingEngine(RepairEngine):
+    """A draft that fails, then a loop that only ever reads (a different line each time, so
+    the stuck rule does not end it first)."""
+
+    def __init__(self) -> None:
+        super().__init__("a * b")
+        self.loop = [json.dumps({"name": "read_file", "arguments": {
+            "path": "calc.py", "start_line": 1, "end_line": n}}) for n in range(1, 30)]
+
+
+@pytest.mark.slow
+def test_after_a_draft_that_was_not_kept_the_loop_gets_its_step_budget(
+        tiny_model_path: Path, tmp_path: Path) -> None:
+    task, steps, _, prov = _run(tmp_path, tiny_model_path, ReadingEngine(),
+                                after_draft_steps=3)
+    assert [s["action_name"] for s in steps] == ["draft"] + ["read_file"] * 3
+    assert task["termination"] == "step_budget" and task["steps"] == 4
+    assert task["termination_detail"] == "3 steps after a whole-file draft that was not kept"
+    assert prov["agent"]["after_draft_steps"] == 3
+    # a budget past the step limit leaves the step limit in charge
+    task, steps, _, _ = _run(tmp_path / "b", tiny_model_path, ReadingEngine(),
+                             after_draft_steps=30, max_steps=5)
+    assert task["termination"] == "max_steps" and len(steps) == 5
+
+
+@pytest.mark.slow
+def test_without_a_draft_the_step_budget_does_not_apply(
+        tiny_model_path: Path, tmp_path: Path) -> None:
+    task, steps, _, _ = _run(tmp_path, tiny_model_path, ReadingEngine(), draft_first=False,
+                             after_draft_steps=2, max_steps=5)
+    assert [s["action_name"] for s in steps] == ["read_file"] * 5
+    assert task["termination"] == "max_steps"
+
+
+class SamplingEngine(RepairEngine):
+    """RepairEngine that can sample per call (as both real engines can): each answer notes
+    the (temperature, seed) it was asked under, None when greedy."""
+
+    def __init__(self, *fixes: str) -> None:
+        super().__init__(*fixes)
+        self.current: tuple[float | None, int | None] | None = None
+        self.seen: list[tuple[float | None, int | None] | None] = []
+
+    @contextlib.contextmanager
+    def sampling_override(self, temperature: float | None = None, top_p: float | None = None,
+                          seed: int | None = None) -> Iterator[None]:
+        saved, self.current = self.current, (temperature, seed)
+        try:
+            yield
+        finally:
+            self.current = saved
+
+    def answer(self, call: int, messages: list[Message]) -> tuple[str, str]:
+        self.seen.append(self.current)
+        return super().answer(call, messages)
+
+
+@pytest.mark.slow
+def test_sampled_drafts_follow_a_draft_that_changed_nothing(
+        tiny_model_path: Path, tmp_path: Path) -> None:
+    """`sample`: the draft's own prompt again, sampled and seeded by the round, also after a
+    draft that copied the file (which greedy repairs cannot follow: no test ran on it)."""
+    engine = SamplingEngine("a - b", "a * b", "a + b")
+    task, steps, recorded, prov = _run(tmp_path, tiny_model_path, engine, repair=3,
+                                       repair_strategy="sample")
+    assert [s["action_name"] for s in steps] == ["draft", "repair", "repair"]
+    assert engine.seen == [None, (SAMPLED_DRAFT_TEMPERATURE, 1), (SAMPLED_DRAFT_TEMPERATURE, 2)]
+    assert task["outcome"] == "resolved" and task["termination"] == "submitted"
+    assert "changes no line" in recorded[0]["observation"]
+    assert "so it was put back" in recorded[1]["observation"]
+    # each round asked what the draft asked, not the repair prompt
+    assert recorded[1]["prompt"] == recorded[0]["prompt"] == recorded[2]["prompt"]
+    args = json.loads(steps[1]["action_args_json"])
+    assert args["strategy"] == "sample" and args["sampled"] == [SAMPLED_DRAFT_TEMPERATURE, 1]
+    assert prov["agent"]["repair"]["strategy"] == "sample"
+    assert "sampled" in prov["agent"]["repair"]["decoding"]
+    # greedy repairs need a draft the tests ran on: none here, so the loop starts at once
+    greedy = SamplingEngine("a - b")
+    _, steps, _, _ = _run(tmp_path / "greedy", tiny_model_path, greedy, repair=3)
+    assert [s["action_name"] for s in steps] == ["draft", "read_file", "submit"]
+    assert greedy.seen == [None, None, None]
+
+
+@pytest.mark.slow
+def test_mixed_rounds_are_sampled_repairs_of_the_tested_draft(
+        tiny_model_path: Path, tmp_path: Path) -> None:
+    engine = SamplingEngine("a * b", "a + b")
+    task, steps, recorded, _ = _run(tmp_path, tiny_model_path, engine, repair=2,
+                                    repair_strategy="mix")
+    assert [s["action_name"] for s in steps] == ["draft", "repair"]
+    assert engine.seen == [None, (SAMPLED_DRAFT_TEMPERATURE, 1)]
+    repair_prompt = recorded[1]["prompt"][1]["content"]
+    assert "return a * b" in repair_prompt and REPAIR_HEAD in repair_prompt
+    assert task["outcome"] == "resolved"
+
+
+def test_sampled_rounds_refuse_speculative_decoding(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from edgeagent import cli
+
+    argv = ["run", "--spec", "prompt-lookup", "--repair", "2", "--repair-strategy", "sample",
+            "--headless", "--out", str(tmp_path)]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "repair_strategy sample samples" in err
