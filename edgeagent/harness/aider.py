@@ -9,7 +9,8 @@ How it is run, and why:
 - in its chat, the one file our draft would rewrite (agent.located_file: the source file the
   issue names, else the one that defines what it names), as a user adds the file to fix;
   with none, aider starts with an empty chat and may add what it asks for (`--yes-always`);
-- the task's visible test command as its `--test-cmd` with `--auto-test`: aider runs the tests
+- the task's visible test command as its `--test-cmd` with `--auto-test`, run from the
+  workspace (without git, aider's root is its files' common folder): aider runs the tests
   after its edits and, when they fail, asks the model to fix them (its "fix the test errors"
   turns, up to its own reflection limit); its linting stays on, as shipped;
 - no git (`--no-git`: the workspace's history is not aider's to commit to), no analytics, no
@@ -48,11 +49,13 @@ def aider_command(values: dict[str, str], file: str | None, test_command: str | 
             "--edit-format", EDIT_FORMAT, *_QUIET_FLAGS,
             "--message-file", values["issue_file"]]
     if test_command:
-        argv += ["--auto-test", "--test-cmd", test_command]
+        # aider without git takes its files' common folder as its root and runs the tests
+        # there (thermo/ for thermo/convert.py): the task's command runs from the workspace
+        argv += ["--auto-test", "--test-cmd", f'cd "$EDGEAGENT_WORKSPACE" && {test_command}']
     if file is not None:
         argv += ["--file", file]
-    return ("mkdir -p /tmp/aider && export HOME=/tmp/aider LITELLM_LOCAL_MODEL_COST_MAP=True; "
-            "exec " + " ".join(q(a) for a in argv))
+    return ("mkdir -p /tmp/aider && export HOME=/tmp/aider LITELLM_LOCAL_MODEL_COST_MAP=True "
+            'EDGEAGENT_WORKSPACE="$PWD"; exec ' + " ".join(q(a) for a in argv))
 
 
 def run_aider_task(*, test_command: str | None, **task: Any) -> LoopResult:

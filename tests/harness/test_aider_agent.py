@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import sys
 from pathlib import Path
 
@@ -21,8 +22,9 @@ from test_run_agents import FixingEngine, _needs_netns, _steps
 from edgeagent import cli
 from edgeagent.config import load_config
 from edgeagent.engine.base import Message
+from edgeagent.events import TaskRecord
 from edgeagent.harness import AIDER_VERSION, aider_available
-from edgeagent.run import execute_run
+from edgeagent.run import RunResult, execute_run
 
 ROOT = Path(__file__).resolve().parents[2]
 SMOKE = ROOT / "tasks" / "smoke"
@@ -81,6 +83,35 @@ def _stand_in_env(agents_dir: Path) -> Path:
     return env
 
 
+def _fix_add_with_aider(model: Path, tmp_path: Path, engine: FixingEngine, wall_s: float,
+                        suite: Path = SMOKE) -> tuple[RunResult, TaskRecord]:
+    """fix-add (the smoke suite's, or `suite`'s) run by `--agent aider`, the engine answering
+    its requests."""
+    config = load_config(None, {"model": str(model), "out": str(tmp_path / "runs"),
+                                "suite": str(suite), "tasks": ["fix-add"], "agent": "aider",
+                                "wall_s": wall_s})
+    result = execute_run(config, engine_factory=lambda p, s: engine, progress=False)
+    (task,) = result.tasks
+    return result, task
+
+
+def _nested_fix_add(tmp_path: Path) -> Path:
+    """The smoke suite's fix-add with its source one folder down (pkg/calc.py), as `core`'s
+    are: aider without git takes pkg/ as its root, while the tests run from the top."""
+    suite = tmp_path / "suite"
+    task = suite / "fix-add"
+    shutil.copytree(SMOKE / "fix-add", task)
+    (task / "repo" / "pkg").mkdir()
+    (task / "repo" / "pkg" / "__init__.py").write_text("")
+    (task / "repo" / "calc.py").rename(task / "repo" / "pkg" / "calc.py")
+    for test in [*(task / "repo" / "tests").glob("test_*.py"),
+                 *(task / "hidden_tests").rglob("test_*.py")]:
+        test.write_text(test.read_text().replace("from calc import", "from pkg.calc import"))
+    for spec in (task / "task.yaml", task / "oracle.yaml"):
+        spec.write_text(spec.read_text().replace("calc.py", "pkg/calc.py"))
+    return suite
+
+
 def test_aider_not_installed_is_one_line_and_exit_2(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -117,11 +148,7 @@ def test_aider_runs_confined_with_the_located_file_and_the_visible_tests(
     env = _stand_in_env(tmp_path / "agents")
     assert aider_available() is None
     engine = FixingEngine()
-    config = load_config(None, {"model": str(tiny_model_path), "out": str(tmp_path / "runs"),
-                                "suite": str(SMOKE), "tasks": ["fix-add"], "agent": "aider",
-                                "wall_s": 120.0})
-    result = execute_run(config, engine_factory=lambda p, s: engine, progress=False)
-    (task,) = result.tasks
+    result, task = _fix_add_with_aider(tiny_model_path, tmp_path, engine, wall_s=120.0)
     assert task.outcome == "resolved", task.grading_output
     assert task.termination == "submitted" and task.steps == 1
     log = (result.run_dir / "agents" / "fix-add-0.log").read_text()
@@ -130,7 +157,8 @@ def test_aider_runs_confined_with_the_located_file_and_the_visible_tests(
     assert not (env / "bin" / "written").exists()
     args = json.loads(log.split("ARGS ", 1)[1].splitlines()[0])
     assert args[args.index("--file") + 1] == "calc.py"  # the file the issue names
-    assert args[args.index("--test-cmd") + 1] == "python -m unittest discover -s tests -t . -q"
+    assert args[args.index("--test-cmd") + 1] == (  # from the workspace, wherever aider's root
+        'cd "$EDGEAGENT_WORKSPACE" && python -m unittest discover -s tests -t . -q')
     assert "--auto-test" in args and "--no-git" in args
     assert args[args.index("--edit-format") + 1] == "whole"
     assert "tests exit 0" in log
@@ -154,14 +182,13 @@ def test_the_real_aider_edits_the_file_through_our_endpoint(
     whole file it is answered with."""
     _needs_netns()
     engine = WholeFormatEngine()
-    config = load_config(None, {"model": str(tiny_model_path), "out": str(tmp_path / "runs"),
-                                "suite": str(SMOKE), "tasks": ["fix-add"], "agent": "aider",
-                                "wall_s": 300.0})
-    result = execute_run(config, engine_factory=lambda p, s: engine, progress=False)
-    (task,) = result.tasks
+    result, task = _fix_add_with_aider(tiny_model_path, tmp_path, engine, wall_s=300.0,
+                                       suite=_nested_fix_add(tmp_path))
     log = (result.run_dir / "agents" / "fix-add-0.log").read_text()
     assert task.termination == "submitted", log
     assert task.outcome == "resolved", (task.grading_output, log)
+    assert "Added calc.py to the chat" in log  # pkg/ is aider's root
+    assert "Ran 2 tests" in log and "not importable" not in log  # the visible tests ran
     # aider's own prompts: its system prompt asks for file listings, its chat holds the file
     assert "file listing" in engine.prompts[0][0].text.lower()
     assert any("def add" in m.text for m in engine.prompts[0])
