@@ -18,7 +18,7 @@ __all__, __getattr__ = lazy_exports(__name__, {
     "native": ("ToolFormat", "native_action", "native_constraint", "openai_tools",
                "resolve_tool_format"),
     "repair": ("FEEDBACK_TOKENS", "SAMPLED_DRAFT_TEMPERATURE", "failing_first", "repair_prompt",
-               "tried_note"),
+               "repair_provenance", "tried_note"),
     "prompt": ("issue_reminder", "observation", "system_prompt", "task_prompt"),
     "stuck": ("DEFAULT_STUCK_AFTER", "RepeatCounter", "first_stuck_step", "is_stuck",
               "stuck_reason"),

@@ -16,6 +16,7 @@ before the task is submitted.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from ..engine import Message
 from .whole_file import SYSTEM_PROMPT, language_of
@@ -74,3 +75,17 @@ def tried_note(rel: str, drafts: int, last_failure: str | None) -> str:
                  next((line for line in lines if _FAILURE.search(line)), "no output"))
     return (f"Note: {drafts} whole-file rewrites of {rel} were tried and put back; the "
             f"visible tests failed on each (last: {first[:200]}).")
+
+
+def repair_provenance(rounds: int, strategy: str) -> dict[str, Any] | None:
+    """What `rounds` repair rounds of `strategy` ask and how they decode, for provenance;
+    None when there are none."""
+    if not rounds:
+        return None
+    asks = {"repair": "the drafted file and the visible tests' output, failing lines first",
+            "sample": "the draft's own prompt again",
+            "mix": "the drafted file and the visible tests' output (the draft's prompt while "
+                   "no draft was tested)"}[strategy]
+    decoding = (f"sampled at temperature {SAMPLED_DRAFT_TEMPERATURE:g}, seed = the round's "
+                "number" if strategy != "repair" else "greedy")
+    return {"rounds": rounds, "strategy": strategy, "asks": asks, "decoding": decoding}

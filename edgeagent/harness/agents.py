@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..agent import LoopResult
+from ..agent import LoopResult, repair_provenance
 from ..engine import Engine
 from ..errors import ConfigError
 from ..events import EventSink
@@ -67,7 +67,7 @@ def agent_provenance(config: Any) -> dict[str, Any]:
     if config.agent == "edgeagent":
         rounds = int(getattr(config, "repair", 0) or 0)
         out["draft_first"] = bool(getattr(config, "draft_first", True))
-        out["repair"] = _repair_provenance(rounds, getattr(config, "repair_strategy", "repair"))
+        out["repair"] = repair_provenance(rounds, getattr(config, "repair_strategy", "repair"))
         out["after_draft_steps"] = getattr(config, "after_draft_steps", None)
     if config.agent == "cmd":
         out["command"] = config.agent_cmd
@@ -82,20 +82,6 @@ def agent_provenance(config: Any) -> dict[str, Any]:
 
         out.update(aider_provenance())
     return out
-
-
-def _repair_provenance(rounds: int, strategy: str) -> dict[str, Any] | None:
-    if not rounds:
-        return None
-    from ..agent import SAMPLED_DRAFT_TEMPERATURE
-
-    asks = {"repair": "the drafted file and the visible tests' output, failing lines first",
-            "sample": "the draft's own prompt again",
-            "mix": "the drafted file and the visible tests' output (the draft's prompt while "
-                   "no draft was tested)"}[strategy]
-    sampled = (f"sampled at temperature {SAMPLED_DRAFT_TEMPERATURE:g}, seed = the round's "
-               "number" if strategy != "repair" else "greedy")
-    return {"rounds": rounds, "strategy": strategy, "asks": asks, "decoding": sampled}
 
 
 @contextlib.contextmanager
