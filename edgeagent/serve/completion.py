@@ -187,9 +187,10 @@ class ChatService:
         if override is None or not fields:
             yield
             return
-        try:
-            scope = override(**fields)
-        except ValueError as exc:
-            raise WireError(400, str(exc), param=next(iter(fields))) from exc
-        with scope:
+        # a @contextmanager override refuses on entering, not when called: enter inside the try
+        with contextlib.ExitStack() as stack:
+            try:
+                stack.enter_context(override(**fields))
+            except ValueError as exc:
+                raise WireError(400, str(exc), param=next(iter(fields))) from exc
             yield
