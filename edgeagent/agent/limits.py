@@ -12,6 +12,8 @@ from .stuck import DEFAULT_STUCK_AFTER
 # the built-in limits where neither the run nor the task sets one
 DEFAULT_MAX_STEPS = 20
 DEFAULT_WALL_S = 600.0
+# loop steps after a whole-file draft that was not kept (LimitsConfig.after_draft_steps)
+DEFAULT_AFTER_DRAFT_STEPS = 4
 TOOL_FORMATS = ("auto", "native", "text")
 # repair.py: greedy repairs shown the tests' output; sampled drafts; sampled repairs
 REPAIR_STRATEGIES = ("repair", "sample", "mix")
@@ -66,12 +68,13 @@ class LimitsConfig:
         "tests' output), sample (the draft's own prompt again, sampled, seeded), mix (the "
         "repair prompt, sampled)", choices=REPAIR_STRATEGIES)
     # loop.py: after a whole-file draft (and its repairs) that was not kept, the loop's steps
-    # are capped: on core's recorded trajectories the loop's fixes after a draft came by its
-    # 4th step, and the steps after that resolved nothing (docs/results/step-budget.md)
-    after_draft_steps: int | None = setting(
-        None, "after a whole-file draft (and its repairs) that was not kept, at most N more "
-        "steps of the loop; the task then ends `step_budget`", minimum=1, metavar="N",
-        default_text="up to the step limit")
+    # are capped: on core the loop's fixes after a failed draft came by its 4th step, and runs
+    # with the cap on every core task whose draft was not kept resolved the same tasks on both
+    # models; the steps it cuts had resolved nothing (docs/results/repair-strategies.md)
+    after_draft_steps: int = setting(
+        DEFAULT_AFTER_DRAFT_STEPS, "after a whole-file draft (and its repairs) that was not "
+        "kept, at most N more steps of the loop; the task then ends `step_budget` (0: up to "
+        "the step limit)", minimum=0, metavar="N")
 
 
 @dataclass(frozen=True)
@@ -92,4 +95,4 @@ class AgentLimits:
     draft_first: bool = LimitsConfig.draft_first
     repair: int = LimitsConfig.repair
     repair_strategy: str = LimitsConfig.repair_strategy
-    after_draft_steps: int | None = LimitsConfig.after_draft_steps
+    after_draft_steps: int = LimitsConfig.after_draft_steps  # 0: up to the step limit

@@ -110,7 +110,7 @@ def run_agent(
 def _last_step(limits: AgentLimits, first: int) -> int:
     """The step the loop stops before: the step limit, or, after a draft (and repairs) that
     was not kept (first > 0), the budget after it, whichever comes first."""
-    if first == 0 or limits.after_draft_steps is None:
+    if first == 0 or not limits.after_draft_steps:
         return limits.max_steps
     return min(limits.max_steps, first + limits.after_draft_steps)
 

@@ -172,6 +172,19 @@ def test_after_a_draft_that_was_not_kept_the_loop_gets_its_step_budget(
 
 
 @pytest.mark.slow
+def test_the_default_budget_is_four_steps_and_zero_lifts_it(
+        tiny_model_path: Path, tmp_path: Path) -> None:
+    task, steps, _, prov = _run(tmp_path, tiny_model_path, ReadingEngine(), max_steps=12)
+    assert [s["action_name"] for s in steps] == ["draft"] + ["read_file"] * 4
+    assert task["termination"] == "step_budget"
+    assert prov["agent"]["after_draft_steps"] == 4
+    task, steps, _, prov = _run(tmp_path / "b", tiny_model_path, ReadingEngine(),
+                                after_draft_steps=0, max_steps=12)
+    assert task["termination"] == "max_steps" and len(steps) == 12
+    assert prov["agent"]["after_draft_steps"] == 0
+
+
+@pytest.mark.slow
 def test_without_a_draft_the_step_budget_does_not_apply(
         tiny_model_path: Path, tmp_path: Path) -> None:
     task, steps, _, _ = _run(tmp_path, tiny_model_path, ReadingEngine(), draft_first=False,
