@@ -71,7 +71,9 @@ class LimitsConfig:
     # are capped: on core the loop's fixes after a failed draft came by its 4th step, and runs
     # with the cap on every core task whose draft was not kept resolved the same tasks on both
     # models; the steps it cuts had resolved nothing (docs/results/repair-strategies.md)
-    after_draft_steps: int = setting(
+    # None: a run recorded before the budget was the default (its config.yaml says null), so
+    # --resume goes on as it ran: up to the step limit, as 0 does
+    after_draft_steps: int | None = setting(
         DEFAULT_AFTER_DRAFT_STEPS, "after a whole-file draft (and its repairs) that was not "
         "kept, at most N more steps of the loop; the task then ends `step_budget` (0: up to "
         "the step limit)", minimum=0, metavar="N")
@@ -95,4 +97,4 @@ class AgentLimits:
     draft_first: bool = LimitsConfig.draft_first
     repair: int = LimitsConfig.repair
     repair_strategy: str = LimitsConfig.repair_strategy
-    after_draft_steps: int = LimitsConfig.after_draft_steps  # 0: up to the step limit
+    after_draft_steps: int | None = LimitsConfig.after_draft_steps  # 0, None: step limit

@@ -25,7 +25,9 @@ from edgeagent.agent.repair import (
     tried_note,
 )
 from edgeagent.agent.whole_file import SYSTEM_PROMPT
+from edgeagent.config import load_config
 from edgeagent.engine.base import Message
+from edgeagent.errors import ConfigError
 
 READ = json.dumps({"name": "read_file", "arguments": {"path": "calc.py"}})
 SUBMIT = json.dumps({"name": "submit", "arguments": {}})
@@ -182,6 +184,19 @@ def test_the_default_budget_is_four_steps_and_zero_lifts_it(
                                 after_draft_steps=0, max_steps=12)
     assert task["termination"] == "max_steps" and len(steps) == 12
     assert prov["agent"]["after_draft_steps"] == 0
+
+
+def test_a_config_recorded_before_the_budget_resumes_without_it(tmp_path: Path) -> None:
+    """A run directory's config.yaml from before the default says `after_draft_steps: null`:
+    --resume reads it as it ran, up to the step limit."""
+    path = tmp_path / "config.yaml"
+    path.write_text("suite: smoke\nafter_draft_steps: null\n")
+    config = load_config(path, {})
+    assert config.after_draft_steps is None
+    assert load_config(None, {}).after_draft_steps == 4
+    with pytest.raises(ConfigError, match="after_draft_steps"):
+        path.write_text("after_draft_steps: -1\n")
+        load_config(path, {})
 
 
 @pytest.mark.slow
