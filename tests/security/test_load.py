@@ -99,8 +99,9 @@ def test_200_steps_keep_memory_flat_and_store_linear(
     config = load_config(None, {
         "model": str(tiny_model_path), "out": str(tmp_path / "runs"), "tasks": ["fix-add"],
         "max_steps": STEPS, "wall_s": 300.0,
-        # the script's fixed cycle of calls is what the stuck rule ends; here it must run on
-        "stuck_after": 0,
+        # the script's fixed cycle of calls is what the stuck rule ends, and the step budget
+        # after its draft (which changes no line); here it must run on
+        "stuck_after": 0, "after_draft_steps": 0,
     })
     probe = Probe([])
     engine = CycleEngine()
