@@ -10,7 +10,9 @@ counted), and the cost: requests (steps), prefilled and decoded tokens and wall 
 task, and per resolved graded task (the whole run's cost divided by what it resolved; n/a
 when it resolved none), and energy per resolved task where the run measured or estimated
 energy (null otherwise, with the reason).
-Tasks a stop cut short (`interrupted`) are left out, and said so on stderr.
+Tasks a stop cut short (`interrupted`) are left out, and said so on stderr. `--common` cuts
+every run to the tasks all of them finished, so a partial run (an agent stopped part way, or
+run on one host for some tasks) compares with a whole one on the same tasks, costs included.
 Every number comes from the run directories' task and step rows and recorded tiers.
 """
 
@@ -114,15 +116,29 @@ def _without(data: RunData, task_ids: set[str]) -> RunData:
         steps=tuple(s for s in data.steps if s["task_id"] not in task_ids))
 
 
+def common_tasks(loaded: list[tuple[str, RunData]]) -> list[tuple[str, RunData]]:
+    """Each run cut to the tasks every run finished, with a note of what was left out."""
+    ids = [{t["task_id"] for t in data.tasks} for _, data in loaded]
+    shared = set.intersection(*ids)
+    left_out = set.union(*ids) - shared
+    print(f"--common: {len(shared)} task(s) in every run; {len(left_out)} left out"
+          + (": " + ", ".join(sorted(left_out)) if left_out else ""), file=sys.stderr)
+    return [(label, _without(data, left_out)) for label, data in loaded]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("runs", nargs="+", metavar="LABEL=RUN[+RUN]")
+    ap.add_argument("--common", action="store_true",
+                    help="compare every run on the tasks all of them finished")
     args = ap.parse_args(argv)
     try:
         loaded = [load(spec) for spec in args.runs]
     except UserError as exc:
         print(f"agents_table: {exc}", file=sys.stderr)
         return 2
+    if args.common:
+        loaded = common_tasks(loaded)
     print_table(["agent", *GRADED_TIERS, "graded (Wilson 95%)", GUIDED_TIER, "skipped"],
                 [tier_row(label, data) for label, data in loaded])
     print()

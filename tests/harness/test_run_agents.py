@@ -112,6 +112,17 @@ def test_single_shot_grades_and_reports_like_a_live_run(
     # a run given twice: each task counts once, from the last
     assert _agents_table().main([f"single-shot={result.run_dir}+{result.run_dir}"]) == 0
     assert table == capsys.readouterr().out
+    # --common: a whole run beside a partial one, both cut to the tasks both finished
+    config = load_config(None, {"model": str(tiny_model_path), "out": str(tmp_path / "one"),
+                                "suite": str(suite), "agent": "single-shot",
+                                "tasks": ["fix-add"]})
+    one = execute_run(config, engine_factory=lambda p, s: FixingEngine(), progress=False)
+    assert _agents_table().main(["--common", f"all={result.run_dir}", f"one={one.run_dir}"]) == 0
+    out, err = capsys.readouterr()
+    assert "| all | - | - | - | 0/0 (0.00-0.00) | 1/1 | 0 |" in out
+    assert "| all | 1 | 1.0 |" in out and "| one | 1 | 1.0 |" in out
+    assert ("--common: 1 task(s) in every run; 4 left out: fix-shout, fix-sum-to, latin-1, "
+            "no-file") in err
 
 
 def _agents_table():
